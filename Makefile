@@ -1,0 +1,33 @@
+# Every target creates .venv (and installs the workspace into it) when missing.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PLUGINS := $(filter-out plugins/_template,$(wildcard plugins/*))
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench lint install clean
+
+$(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-dev.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements-dev.txt -e 'core[demo]' $(addprefix -e ,$(PLUGINS))
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/mcpbridge demo $(ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+
+lint: $(STAMP)
+	$(BIN)/ruff check core plugins tests bench
+	$(BIN)/ruff format --check core plugins tests bench
+	$(BIN)/mypy core/src $(addsuffix /src,$(PLUGINS))
+
+clean:
+	rm -rf $(VENV)

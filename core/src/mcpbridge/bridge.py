@@ -1,0 +1,231 @@
+"""MCPBridge: servers + plugins + interceptors → LangChain tools on persistent sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Coroutine, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Literal, TypeVar
+
+from jsonschema import Draft202012Validator
+from langchain_core.messages import ToolMessage
+from mcp.types import Tool
+
+from mcpbridge.config import ServerConfig, Settings, build_settings, load_settings
+from mcpbridge.connections import Connection
+from mcpbridge.errors import ConfigError, ServerConnectionError
+from mcpbridge.pipeline import ToolCallInterceptor, compose
+from mcpbridge.plugins import PluginHost
+from mcpbridge.threadloop import LoopThread, run_on
+from mcpbridge.tools import MCPTool, ToolBinding, make_submit
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class MCPBridge:
+    """Connects to MCP servers and hands their tools to LangChain / LangGraph.
+
+    Use `async with MCPBridge(...) as bridge: tools = await bridge.list_tools()` in async
+    code, or `with MCPBridge(...) as bridge: tools = bridge.list_tools_sync()` in sync code
+    (the bridge then runs its sessions on a loop thread of its own).
+    """
+
+    def __init__(
+        self,
+        servers: Mapping[str, Any] | None = None,
+        *,
+        interceptors: Sequence[ToolCallInterceptor] = (),
+        plugins: Sequence[object | str] | None = None,
+        settings: Settings | None = None,
+        tool_name_prefix: bool | None = None,
+        timeout: float | None = None,
+        on_server_error: Literal["raise", "skip"] | None = None,
+        handle_transport_errors: bool | None = None,
+        plugin_settings: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        self.settings = _merge(
+            settings,
+            servers=servers,
+            tool_name_prefix=tool_name_prefix,
+            timeout=timeout,
+            on_server_error=on_server_error,
+            handle_transport_errors=handle_transport_errors,
+            plugin_settings=plugin_settings,
+        )
+        self.plugins = PluginHost(self.settings, plugins)
+        self.plugins.configure()
+        self.interceptors = self.plugins.interceptors(interceptors)
+        self.connections = {
+            name: Connection(
+                name,
+                server,
+                timeout=self.settings.server_timeout(name),
+                client_options=self.plugins.client_options(name, server),
+            )
+            for name, server in self.settings.servers.items()
+        }
+        self._home: asyncio.AbstractEventLoop | None = None
+        self._thread: LoopThread | None = None
+        self._tools: dict[tuple[str, str], tuple[Tool, MCPTool]] = {}
+        self._submit = make_submit(self._home_loop)
+
+    @classmethod
+    def from_config(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> MCPBridge:
+        """A bridge built from `mcpbridge.toml` (or a pyproject's `[tool.mcpbridge]`)."""
+        return cls(settings=load_settings(path), **overrides)
+
+    # -- lifetime ------------------------------------------------------------------
+
+    async def __aenter__(self) -> MCPBridge:
+        self._bind_here()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> MCPBridge:
+        if self._home is None:
+            self._thread = LoopThread()
+            self._home = self._thread.loop
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    async def aclose(self) -> None:
+        """Close every session (and end stdio subprocesses)."""
+        if self._home is not None and asyncio.get_running_loop() is not self._home:
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._close_all(), self._home))
+        else:
+            await self._close_all()
+
+    def close(self) -> None:
+        """Sync `aclose()`; also stops the bridge's own loop thread."""
+        if self._home is not None and not self._home.is_closed():
+            run_on(self._home, self._close_all())
+        if self._thread is not None:
+            self._thread.stop()
+            self._thread = None
+            self._home = None
+
+    async def _close_all(self) -> None:
+        await asyncio.gather(*(c.aclose() for c in self.connections.values()))
+
+    # -- tools ---------------------------------------------------------------------
+
+    async def list_tools(self, *, refresh: bool = False, servers: Sequence[str] | None = None) -> list[MCPTool]:
+        """LangChain tools for every server (or `servers`), listed concurrently."""
+        return await self._at_home(self._list_tools(refresh, servers))
+
+    def list_tools_sync(self, *, refresh: bool = False, servers: Sequence[str] | None = None) -> list[MCPTool]:
+        """`list_tools()` for sync code (open the bridge with `with MCPBridge(...)`)."""
+        return run_on(self._home, self._list_tools(refresh, servers))
+
+    async def call_tool(
+        self, server: str, name: str, arguments: Mapping[str, Any] | None = None, *, tool_call_id: str = "mcpbridge-call"
+    ) -> ToolMessage:
+        """Call one tool by server and MCP tool name, as an agent would; returns the ToolMessage."""
+        tools = await self.list_tools(servers=[server])
+        for tool in tools:
+            if tool.binding.mcp_tool.name == name:
+                call = {"type": "tool_call", "name": tool.name, "args": dict(arguments or {}), "id": tool_call_id}
+                message: ToolMessage = await tool.ainvoke(call)
+                return message
+        known = ", ".join(sorted(t.binding.mcp_tool.name for t in tools)) or "none"
+        raise ConfigError(f"server {server!r} has no tool {name!r}; its tools: {known}")
+
+    async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
+        names = list(servers) if servers is not None else list(self.connections)
+        for name in names:
+            if name not in self.connections:
+                raise ConfigError(f"unknown server {name!r}; configured servers: {', '.join(self.connections) or 'none'}")
+        listed = await asyncio.gather(
+            *(self.connections[name].list_tools(refresh=refresh) for name in names), return_exceptions=True
+        )
+        tools: list[MCPTool] = []
+        owners: dict[str, str] = {}
+        for name, result in zip(names, listed, strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, ServerConnectionError | ConfigError):
+                    raise result
+                if self.settings.on_server_error == "raise":
+                    raise result
+                logger.warning("mcpbridge: leaving out the tools of server %r: %s", name, result)
+                continue
+            for mcp_tool in result:
+                tool = self._tool(name, mcp_tool)
+                if tool.name in owners:
+                    raise ConfigError(
+                        f"tool name {tool.name!r} is offered by servers {owners[tool.name]!r} and {name!r}: "
+                        "set `tool_name_prefix = true` (names become {server}_{tool}) or drop one server"
+                    )
+                owners[tool.name] = name
+                tools.append(tool)
+        return tools
+
+    def _tool(self, server: str, mcp_tool: Tool) -> MCPTool:
+        """The LangChain tool for `mcp_tool`, built (and its chain composed) once per listing."""
+        cached = self._tools.get((server, mcp_tool.name))
+        if cached is not None and cached[0] == mcp_tool:
+            return cached[1]
+        connection = self.connections[server]
+        binding = ToolBinding(
+            server=server,
+            mcp_tool=mcp_tool,
+            handler=compose(self.interceptors, connection.call_tool),
+            validator=Draft202012Validator(mcp_tool.input_schema),
+            handles_transport_errors=self.settings.handles_transport_errors(server),
+            submit=self._submit,
+            run_sync=self._run_sync,
+        )
+        name = f"{server}_{mcp_tool.name}" if self.settings.tool_name_prefix else mcp_tool.name
+        tool = MCPTool.create(binding, name=name)
+        self._tools[(server, mcp_tool.name)] = (mcp_tool, tool)
+        return tool
+
+    # -- loops ---------------------------------------------------------------------
+
+    def _bind_here(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._home is None or self._home.is_closed():
+            self._home = loop
+
+    def _home_loop(self) -> asyncio.AbstractEventLoop:
+        if self._home is None or self._home.is_closed():
+            self._bind_here()
+        assert self._home is not None
+        return self._home
+
+    async def _at_home(self, coro: Coroutine[Any, Any, T]) -> T:
+        result: T = await self._submit(coro)
+        return result
+
+    def _run_sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        return run_on(self._home, coro)
+
+
+def _merge(
+    settings: Settings | None,
+    *,
+    servers: Mapping[str, Any] | None,
+    plugin_settings: Mapping[str, Mapping[str, Any]] | None,
+    **options: Any,
+) -> Settings:
+    """Keyword arguments override (and add to) what a config file said."""
+    base: dict[str, Any] = settings.model_dump(exclude={"source"}) if settings is not None else {}
+    if settings is not None:
+        base["servers"] = dict(settings.servers)
+    if servers is not None:
+        base["servers"] = {**base.get("servers", {}), **servers}
+    base.update({key: value for key, value in options.items() if value is not None})
+    if plugin_settings:
+        plugins = dict(base.get("plugins") or {})
+        for name, table in plugin_settings.items():
+            plugins[name] = {**plugins.get(name, {}), **table}
+        base["plugins"] = plugins
+    return build_settings(base, settings.source if settings is not None else None)
+
+

@@ -1,0 +1,180 @@
+"""Configuration: `mcpbridge.toml` or `[tool.mcpbridge]` in pyproject.toml, plus `${ENV}`
+expansion, turned into typed, validated settings. Python callers build the same settings
+from keyword arguments, so the file and `MCPBridge(...)` can never disagree."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from mcpbridge.errors import ConfigError
+
+DEFAULT_CONFIG_FILE = "mcpbridge.toml"
+MODERN_PROTOCOL = "2026-07-28"
+
+_ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class ServerConfig(BaseModel):
+    """How to reach one MCP server: a `command` (stdio), a `url` (streamable HTTP), or an
+    in-process `server` object (an `MCPServer`, given in Python only)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    server: Any = Field(default=None, exclude=True)
+    timeout: float | None = Field(default=None, gt=0)
+    connect_timeout: float = Field(default=30.0, gt=0)
+    mode: Literal["auto", "legacy", "modern"] = "auto"
+    handle_transport_errors: bool | None = None
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> ServerConfig:
+        given = [key for key in ("command", "url", "server") if getattr(self, key) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of `command` (stdio), `url` (streamable HTTP) or an in-process "
+                f"`server` object; got {', '.join(given) or 'none'}"
+            )
+        if self.headers and self.url is None:
+            raise ValueError("`headers` only apply to `url` servers; stdio and in-process servers carry no HTTP headers")
+        if self.command is None and (self.args or self.env or self.cwd):
+            raise ValueError("`args`, `env` and `cwd` only apply to `command` (stdio) servers")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "http", "inprocess"]:
+        if self.command is not None:
+            return "stdio"
+        return "http" if self.url is not None else "inprocess"
+
+    @property
+    def client_mode(self) -> str:
+        """The `mode` value the mcp `Client` understands."""
+        return MODERN_PROTOCOL if self.mode == "modern" else self.mode
+
+
+class PluginsConfig(BaseModel):
+    """The `[plugins]` table: which plugins run and in what order. Every other key is a
+    `[plugins.<name>]` table that belongs to (and is validated by) that plugin."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    autoload: bool = True
+    enabled: list[str] | None = None
+    disabled: list[str] = Field(default_factory=list)
+    order: list[str] = Field(default_factory=list)
+    strict: bool = False
+
+    @model_validator(mode="after")
+    def _sections_are_tables(self) -> PluginsConfig:
+        for name, value in (self.model_extra or {}).items():
+            if not isinstance(value, Mapping):
+                raise ValueError(f"`plugins.{name}` must be a table of that plugin's settings")
+        return self
+
+    @property
+    def sections(self) -> dict[str, dict[str, Any]]:
+        """The per-plugin tables, by plugin name."""
+        return {name: dict(value) for name, value in (self.model_extra or {}).items()}
+
+
+class Settings(BaseModel):
+    """Everything a bridge is built from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    servers: dict[str, ServerConfig] = Field(default_factory=dict)
+    tool_name_prefix: bool = False
+    timeout: float = Field(default=60.0, gt=0)
+    on_server_error: Literal["raise", "skip"] = "raise"
+    handle_transport_errors: bool = False
+    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    source: str | None = Field(default=None, exclude=True)
+
+    def server_timeout(self, server: str) -> float:
+        return self.servers[server].timeout or self.timeout
+
+    def handles_transport_errors(self, server: str) -> bool:
+        own = self.servers[server].handle_transport_errors
+        return self.handle_transport_errors if own is None else own
+
+
+def build_settings(data: Mapping[str, Any], source: str | None = None) -> Settings:
+    """Validate raw settings (from a file or from Python), naming the key and the file."""
+    servers = {name: _server_table(value) for name, value in dict(data.get("servers") or {}).items()}
+    try:
+        return Settings.model_validate({**data, "servers": servers, "source": source})
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, source)) from None
+
+
+def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
+    """Read `mcpbridge.toml` (default: in the working directory) or a `pyproject.toml`'s
+    `[tool.mcpbridge]` table, expand `${ENV}` references, and validate."""
+    file = Path(path) if path is not None else Path(DEFAULT_CONFIG_FILE)
+    if not file.is_file():
+        raise ConfigError(
+            f"config file {str(file)!r} not found: create it (see docs/configuration.md) or pass --config PATH"
+        )
+    try:
+        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    if file.name == "pyproject.toml":
+        raw = raw.get("tool", {}).get("mcpbridge")
+        if raw is None:
+            raise ConfigError(f"{file} has no [tool.mcpbridge] table")
+    return build_settings(expand_env(raw, str(file)), str(file))
+
+
+def expand_env(value: Any, source: str, key: str = "") -> Any:
+    """Replace `${NAME}` (or `${NAME:-default}`) in every string with the environment's value."""
+    if isinstance(value, str):
+
+        def substitute(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            found = os.environ.get(name, default)
+            if found is None:
+                raise ConfigError(
+                    f"{source}: `{key}` uses ${{{name}}} but {name} is not set in the environment "
+                    f"(set it, or write ${{{name}:-default}})"
+                )
+            return found
+
+        return _ENV_PATTERN.sub(substitute, value)
+    if isinstance(value, Mapping):
+        return {k: expand_env(v, source, f"{key}.{k}" if key else str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_env(v, source, f"{key}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def _server_table(value: Any) -> Any:
+    """An `MCPServer` (or low-level `Server`) object given directly means an in-process server."""
+    if isinstance(value, Mapping | ServerConfig):
+        return value
+    return {"server": value}
+
+
+def _explain(exc: ValidationError, source: str | None) -> str:
+    where = f" in {source}" if source else ""
+    lines = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown key (check its spelling against docs/configuration.md)"
+        lines.append(f"  {key}: {message}")
+    return f"invalid mcpbridge configuration{where}:\n" + "\n".join(lines)

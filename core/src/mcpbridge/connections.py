@@ -1,0 +1,249 @@
+"""One persistent MCP session per server: opened lazily, shared by concurrent calls,
+owned by one long-lived task, reopened after the server dies, closed without leftovers.
+
+The mcp `Client` must be entered and exited in the same task, so each connection runs an
+*owner* task that opens the client, lists the tools once, and waits until it is told to
+close. Calls from any task of the same event loop go through the shared session; the SDK
+multiplexes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.types import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    InputRequiredResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+    ToolListChangedNotification,
+)
+
+from mcpbridge.config import ServerConfig
+from mcpbridge.errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
+from mcpbridge.pipeline import ToolCallRequest
+
+logger = logging.getLogger(__name__)
+
+_call_headers: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "mcpbridge_call_headers", default=None
+)
+"""Headers of the tool call being sent. mcp sends each message in its sender's context, so
+the HTTP hook below sees exactly the headers of the call that made the POST."""
+
+_TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+    httpx2.TransportError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    OSError,
+    BaseExceptionGroup,
+)
+
+
+async def _add_call_headers(request: httpx2.Request) -> None:
+    headers = _call_headers.get()
+    if headers:
+        request.headers.update(headers)
+
+
+class Connection:
+    """The session to one server. `call_tool` is the pipeline's terminal handler."""
+
+    def __init__(self, name: str, config: ServerConfig, *, timeout: float, client_options: Mapping[str, Any]) -> None:
+        self.name = name
+        self.config = config
+        self.timeout = timeout
+        self.tools_stale = False
+        self._client_options = dict(client_options)
+        self._session: ClientSession | None = None
+        self._tools: list[Tool] = []
+        self._stop: asyncio.Event | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def connected(self) -> bool:
+        return self._session is not None
+
+    async def session(self) -> ClientSession:
+        """The live session, opening it first if needed."""
+        session = self._session
+        if session is not None:
+            return session
+        async with self._lock:
+            if self._session is None:
+                await self._open()
+            assert self._session is not None
+            return self._session
+
+    async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
+        """The server's tools, listed once per connection (again when `refresh` or after a
+        list-changed notification)."""
+        session = await self.session()
+        if refresh or self.tools_stale:
+            self.tools_stale = False
+            self._tools = await self._guard(None, _list_all(session), session)
+        return list(self._tools)
+
+    async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult:
+        """Send `tools/call`; the end of every interceptor chain."""
+        if request.headers and self.config.transport != "http":
+            raise ConfigError(
+                f"server {self.name!r} is a {self.config.transport} server and carries no HTTP headers, "
+                f"so {sorted(request.headers)} cannot be sent: configure headers only for `url` servers"
+            )
+        session = await self.session()
+        limit = request.timeout or self.timeout
+        token = _call_headers.set(request.headers) if request.headers else None
+        try:
+            return await self._guard(
+                request.name,
+                session.call_tool(
+                    request.name,
+                    request.args,
+                    read_timeout_seconds=limit,
+                    input_responses=request.input_responses,
+                    request_state=request.request_state,
+                    meta=request.meta,
+                    allow_input_required=True,
+                ),
+                session,
+                limit=limit,
+            )
+        finally:
+            if token is not None:
+                _call_headers.reset(token)
+
+    async def aclose(self) -> None:
+        """Close the session and wait for the transport (and any subprocess) to end."""
+        owner, self._owner = self._owner, None
+        self._session = None
+        if owner is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(owner), timeout=10)
+        except TimeoutError:
+            owner.cancel()
+            await asyncio.gather(owner, return_exceptions=True)
+
+    async def _guard(self, tool: str | None, call: Any, session: ClientSession, *, limit: float = 0) -> Any:
+        """Await `call`, translating the SDK's failures into ours; a broken transport marks
+        the session dead so the next call reconnects."""
+        try:
+            return await call
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT and tool is not None:
+                raise ToolTimeoutError(self.name, tool, limit) from None
+            if exc.code == CONNECTION_CLOSED:
+                await self._forget(session)
+                raise ServerConnectionError(self.name, "the connection closed", tool=tool) from exc
+            if tool is None:
+                raise ServerConnectionError(self.name, exc) from exc
+            return _error_result(f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message} (code {exc.code})")
+        except _TRANSPORT_ERRORS as exc:
+            await self._forget(session)
+            raise ServerConnectionError(self.name, exc, tool=tool) from exc
+        except RuntimeError as exc:
+            if tool is None:
+                raise
+            return _error_result(f"MCP server {self.name!r} returned a malformed result for {tool!r}: {exc}")
+
+    async def _forget(self, session: ClientSession) -> None:
+        if self._session is session:
+            logger.warning("mcpbridge: connection to server %r broke; the next call reconnects", self.name)
+            await self.aclose()
+
+    async def _open(self) -> None:
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[ClientSession] = loop.create_future()
+        self._stop = asyncio.Event()
+        # A fresh context: requests the transport makes on its own (the GET stream, the
+        # closing DELETE) must not carry the headers or trace of whichever call opened it.
+        self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpbridge:{self.name}", context=contextvars.Context())
+        try:
+            self._session = await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout)
+        except TimeoutError:
+            self._owner.cancel()
+            self._owner = None
+            raise ServerConnectionError(
+                self.name, f"no answer within connect_timeout={self.config.connect_timeout:g} s"
+            ) from None
+        except ServerConnectionError:
+            self._owner = None
+            raise
+
+    async def _own(self, ready: asyncio.Future[ClientSession], stop: asyncio.Event) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                client = await stack.enter_async_context(
+                    Client(
+                        await self._target(stack),
+                        mode=self.config.client_mode,
+                        message_handler=self._on_message,
+                        **self._client_options,
+                    )
+                )
+                self._tools = await _list_all(client.session)
+                self.tools_stale = False
+                ready.set_result(client.session)
+                await stop.wait()
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.set_exception(ServerConnectionError(self.name, "connecting was cancelled"))
+            raise
+        except BaseException as exc:  # the owner task reports everything through `ready`
+            if not ready.done():
+                ready.set_exception(ServerConnectionError(self.name, exc))
+            else:
+                logger.debug("mcpbridge: closing server %r: %s", self.name, describe(exc))
+
+    async def _target(self, stack: AsyncExitStack) -> Any:
+        config = self.config
+        if config.transport == "stdio":
+            assert config.command is not None
+            return StdioServerParameters(command=config.command, args=config.args, env=config.env, cwd=config.cwd)
+        if config.transport == "http":
+            assert config.url is not None
+            http = create_mcp_http_client(headers=dict(config.headers))
+            http.event_hooks["request"].append(_add_call_headers)
+            await stack.enter_async_context(http)
+            return streamable_http_client(config.url, http_client=http)
+        return config.server
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification):
+            self.tools_stale = True
+        elif isinstance(message, Exception):
+            logger.debug("mcpbridge: server %r transport error: %s", self.name, describe(message))
+
+
+async def _list_all(session: ClientSession) -> list[Tool]:
+    tools: list[Tool] = []
+    cursor: str | None = None
+    while True:
+        page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+
+
+def _error_result(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

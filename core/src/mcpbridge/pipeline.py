@@ -1,0 +1,83 @@
+"""The interceptor pipeline: the request every tool call carries, and the onion of
+interceptors it passes through on its way to the server.
+
+An interceptor is any `async (request, handler) -> result`, a plain function or an object
+with `__call__`. The first interceptor is the outermost. The chain is composed once per
+tool, so a call pays one coroutine frame per interceptor and nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+
+from langchain_core.messages import ToolMessage
+from mcp.types import CallToolResult, InputRequiredResult, Tool
+
+if TYPE_CHECKING:
+    from langgraph.types import Command
+
+ToolCallResult: TypeAlias = "CallToolResult | InputRequiredResult | ToolMessage | Command[Any]"
+"""What a handler returns: the server's result, a request for user input (answered by the
+elicitation plugin), or a message / command an interceptor produced on its own."""
+
+_READ_ONLY = frozenset({"server_name", "tool", "runtime"})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ToolCallRequest:
+    """One tool call on its way to a server. Frozen: use `override()` to change it.
+
+    `name` is the server's own (unprefixed) tool name, so policies keyed by
+    `(server_name, name)` can never be bypassed by a display-name prefix.
+    """
+
+    name: str
+    args: dict[str, Any]
+    server_name: str
+    headers: Mapping[str, str] | None = None
+    runtime: Any = None
+    tool: Tool | None = None
+    meta: dict[str, Any] | None = None
+    timeout: float | None = None
+    input_responses: dict[str, Any] | None = None
+    request_state: str | None = None
+
+    def override(self, **changes: Any) -> ToolCallRequest:
+        """A copy with `changes` applied. `server_name`, `tool` and `runtime` are read-only."""
+        refused = _READ_ONLY.intersection(changes)
+        if refused:
+            raise AttributeError(
+                f"ToolCallRequest.{sorted(refused)[0]} is read-only: it identifies the call's server, "
+                "tool and run; change `name`, `args`, `headers`, `meta`, `timeout`, `input_responses` "
+                "or `request_state` instead"
+            )
+        return dataclasses.replace(self, **changes)
+
+
+ToolCallHandler: TypeAlias = Callable[[ToolCallRequest], Awaitable[Any]]
+"""`async (request) -> ToolCallResult`: the rest of the chain, as an interceptor sees it."""
+
+
+class ToolCallInterceptor(Protocol):
+    """`async (request, handler) -> result`. Call `await handler(request)` zero times
+    (short-circuit), once, or several times (retry); change the request or the result."""
+
+    def __call__(self, request: ToolCallRequest, handler: ToolCallHandler, /) -> Awaitable[Any]: ...
+
+
+def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandler) -> ToolCallHandler:
+    """Wrap `terminal` in `interceptors`, the first being the outermost."""
+    handler = terminal
+    for interceptor in reversed(interceptors):
+        handler = _layer(interceptor, handler)
+    return handler
+
+
+def _layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
+    async def handler(request: ToolCallRequest) -> Any:
+        return await interceptor(request, inner)
+
+    handler.__qualname__ = f"{getattr(interceptor, '__qualname__', type(interceptor).__qualname__)}[layer]"
+    return handler

@@ -1,0 +1,61 @@
+"""CallToolResult → LangChain standard content blocks plus artifact entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import content as blocks
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+
+STRUCTURED_CONTENT = "mcp_structured_content"
+META = "mcp_meta"
+
+
+def to_content_blocks(result: CallToolResult) -> list[Any]:
+    """Each MCP content item as the matching LangChain standard block."""
+    return [_block(item) for item in result.content]
+
+
+def to_artifact(result: CallToolResult) -> list[dict[str, Any]]:
+    """Artifact entries for what the model does not read: structured content and `_meta`."""
+    artifact: list[dict[str, Any]] = []
+    if result.structured_content is not None:
+        artifact.append({"type": STRUCTURED_CONTENT, "data": result.structured_content})
+    if result.meta:
+        artifact.append({"type": META, "data": dict(result.meta)})
+    return artifact
+
+
+def result_text(result: CallToolResult) -> str:
+    """The text items of a result joined by newlines (for error messages)."""
+    return "\n".join(item.text for item in result.content if isinstance(item, TextContent))
+
+
+def _block(item: Any) -> Any:
+    if isinstance(item, TextContent):
+        return blocks.create_text_block(item.text)
+    if isinstance(item, ImageContent):
+        return blocks.create_image_block(base64=item.data, mime_type=item.mime_type)
+    if isinstance(item, AudioContent):
+        return blocks.create_audio_block(base64=item.data, mime_type=item.mime_type)
+    if isinstance(item, ResourceLink):
+        extras = {"name": item.name, **({"description": item.description} if item.description else {})}
+        return blocks.create_file_block(url=str(item.uri), mime_type=item.mime_type, **extras)
+    if isinstance(item, EmbeddedResource):
+        resource = item.resource
+        if isinstance(resource, TextResourceContents):
+            return blocks.create_text_block(resource.text, uri=str(resource.uri))
+        if isinstance(resource, BlobResourceContents):
+            return blocks.create_file_block(
+                base64=resource.blob, mime_type=resource.mime_type or "application/octet-stream", uri=str(resource.uri)
+            )
+    return blocks.create_non_standard_block(item.model_dump(mode="json", by_alias=True, exclude_none=True))

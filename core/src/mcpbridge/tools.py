@@ -1,0 +1,201 @@
+"""MCP Tool → LangChain tool.
+
+`MCPTool` keeps LangChain's contract (callbacks, `ToolMessage` with content and artifact,
+runtime injection by ToolNode) but runs a lean `arun`: everything that depends only on the
+tool (schema validator, interceptor chain, names) is built once, not on every call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as SchemaError
+from langchain_core.callbacks import AsyncCallbackManager
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables.config import patch_config, set_config_context
+from langchain_core.runnables.utils import coro_with_context
+from langchain_core.tools import BaseTool, ToolException
+from langgraph.prebuilt import ToolRuntime
+from mcp.types import CallToolResult, InputRequiredResult, Tool
+from pydantic import PrivateAttr
+
+from mcpbridge.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolTimeoutError
+from mcpbridge.pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge.results import result_text, to_artifact, to_content_blocks
+
+ELICITATION_HINT = (
+    "asked for user input (elicitation), and no installed plugin answers it: "
+    "install and enable the mcpbridge-elicitation plugin"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolBinding:
+    """What a tool needs at call time, computed once per tool."""
+
+    server: str
+    mcp_tool: Tool
+    handler: ToolCallHandler
+    validator: Draft202012Validator
+    handles_transport_errors: bool
+    submit: Callable[[Coroutine[Any, Any, Any]], Coroutine[Any, Any, Any]]
+    """Runs the chain on the loop that owns the sessions (directly when already there)."""
+    run_sync: Callable[[Coroutine[Any, Any, Any]], Any]
+
+
+class MCPTool(BaseTool):
+    """A LangChain tool that calls one MCP tool through the bridge's interceptor chain."""
+
+    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
+    handle_tool_error: bool | str | Callable[[ToolException], str] | None = True
+    _binding: ToolBinding = PrivateAttr()
+
+    @classmethod
+    def create(cls, binding: ToolBinding, *, name: str) -> MCPTool:
+        tool = binding.mcp_tool
+        annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
+        instance = cls(
+            name=name,
+            description=tool.description or tool.title or f"MCP tool {tool.name} on server {binding.server}",
+            args_schema=tool.input_schema,
+            metadata={
+                "annotations": annotations,
+                "server": binding.server,
+                "mcp_tool_name": tool.name,
+                "mcp_meta": tool.meta,
+            },
+        )
+        instance._binding = binding
+        return instance
+
+    @property
+    def binding(self) -> ToolBinding:
+        return self._binding
+
+    async def coroutine(self, runtime: ToolRuntime, **arguments: Any) -> Any:
+        """Declares the `runtime` parameter LangGraph's ToolNode injects (it reads this
+        signature); calls go through `arun`."""
+        return await self.ainvoke({**arguments, "runtime": runtime})
+
+    async def arun(  # type: ignore[override]
+        self,
+        tool_input: str | dict[str, Any],
+        verbose: bool | None = None,
+        start_color: str | None = "green",
+        color: str | None = "green",
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        run_id: Any = None,
+        config: Any = None,
+        tool_call_id: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        arguments = _as_arguments(tool_input, self.name)
+        runtime = arguments.pop("runtime", None)
+        manager = AsyncCallbackManager.configure(
+            callbacks, self.callbacks, self.verbose or bool(verbose), tags, self.tags, metadata, self.metadata
+        )
+        run_manager = await manager.on_tool_start(
+            {"name": self.name, "description": self.description},
+            str(arguments),
+            color=start_color,
+            name=run_name,
+            run_id=run_id,
+            inputs=arguments,
+            tool_call_id=tool_call_id,
+            **kwargs,
+        )
+        try:
+            child_config = patch_config(config, callbacks=run_manager.get_child())
+            with set_config_context(child_config) as context:
+                output = await coro_with_context(self._call(arguments, runtime, tool_call_id), context)
+        except BaseException as exc:
+            await run_manager.on_tool_error(exc, tool_call_id=tool_call_id)
+            raise
+        await run_manager.on_tool_end(output, color=color, name=self.name, **kwargs)
+        return output
+
+    def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Sync entry point: runs `arun` on the loop that owns the sessions and waits."""
+        return self._binding.run_sync(self.arun(tool_input, *args, **kwargs))
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - `run` is overridden
+        raise NotImplementedError("MCPTool runs through `run` / `arun`")
+
+    async def _call(self, arguments: dict[str, Any], runtime: Any, tool_call_id: str | None) -> Any:
+        binding = self._binding
+        problem = _schema_problem(binding.validator, arguments)
+        if problem is not None:
+            return self._fail(InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}"), tool_call_id)
+        request = ToolCallRequest(
+            name=binding.mcp_tool.name, args=arguments, server_name=binding.server, runtime=runtime, tool=binding.mcp_tool
+        )
+        try:
+            result = await binding.submit(binding.handler(request))
+        except (ToolException, ToolTimeoutError) as exc:
+            return self._fail(exc, tool_call_id)
+        except ServerConnectionError as exc:
+            if not binding.handles_transport_errors:
+                raise
+            return self._fail(exc, tool_call_id)
+        return self._output(result, tool_call_id)
+
+    def _output(self, result: Any, tool_call_id: str | None) -> Any:
+        if isinstance(result, CallToolResult):
+            content, artifact = to_content_blocks(result), to_artifact(result)
+            if result.is_error and tool_call_id is None:
+                raise MCPToolError(result_text(result) or f"MCP tool {self.name!r} failed", result)
+            if tool_call_id is None:
+                return content
+            status: Literal["success", "error"] = "error" if result.is_error else "success"
+            return ToolMessage(content, artifact=artifact, tool_call_id=tool_call_id, name=self.name, status=status)
+        if isinstance(result, InputRequiredResult):
+            server = self._binding.server
+            return self._fail(MCPToolError(f"MCP tool {self.name!r} on server {server!r} {ELICITATION_HINT}", result), tool_call_id)
+        if isinstance(result, ToolMessage) and tool_call_id and not result.tool_call_id:
+            result.tool_call_id = tool_call_id
+        return result
+
+    def _fail(self, error: BaseException, tool_call_id: str | None) -> ToolMessage:
+        if tool_call_id is None:
+            raise error
+        result = getattr(error, "result", None)
+        artifact = to_artifact(result) if isinstance(result, CallToolResult) else []
+        return ToolMessage(str(error), artifact=artifact, tool_call_id=tool_call_id, name=self.name, status="error")
+
+
+def make_submit(home: Callable[[], asyncio.AbstractEventLoop]) -> Callable[[Coroutine[Any, Any, Any]], Coroutine[Any, Any, Any]]:
+    """`submit(coro)`: await `coro` here when this is the home loop, else on the home loop."""
+
+    async def submit(coro: Coroutine[Any, Any, Any]) -> Any:
+        loop = home()
+        if asyncio.get_running_loop() is loop:
+            return await coro
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+
+    return submit
+
+
+def _as_arguments(tool_input: str | dict[str, Any], name: str) -> dict[str, Any]:
+    if isinstance(tool_input, dict):
+        return dict(tool_input)
+    raise InvalidToolArguments(f"MCP tool {name!r} takes a dict of arguments, not {type(tool_input).__name__}")
+
+
+def _schema_problem(validator: Draft202012Validator, arguments: dict[str, Any]) -> str | None:
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    return "; ".join(_describe(error) for error in errors)
+
+
+def _describe(error: SchemaError) -> str:
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
