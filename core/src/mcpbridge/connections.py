@@ -120,6 +120,7 @@ class Connection:
                     input_responses=request.input_responses,
                     request_state=request.request_state,
                     meta=request.meta,
+                    progress_callback=_progress_reporter(request) if request.observers else None,
                     allow_input_required=True,
                 ),
                 session,
@@ -243,6 +244,13 @@ async def _list_all(session: ClientSession) -> list[Tool]:
         cursor = page.next_cursor
         if not cursor:
             return tools
+
+
+def _progress_reporter(request: ToolCallRequest) -> Any:
+    async def report(progress: float, total: float | None, message: str | None) -> None:
+        request.notify("progress", progress=progress, total=total, message=message)
+
+    return report
 
 
 def _error_result(text: str) -> CallToolResult:

@@ -18,6 +18,9 @@ from mcp.types import CallToolResult, InputRequiredResult, Tool
 if TYPE_CHECKING:
     from langgraph.types import Command
 
+CallObserver: TypeAlias = Callable[[str, Mapping[str, Any]], None]
+"""`(event, data) -> None`: told what inner interceptors did during one call."""
+
 ToolCallResult: TypeAlias = "CallToolResult | InputRequiredResult | ToolMessage | Command[Any]"
 """What a handler returns: the server's result, a request for user input (answered by the
 elicitation plugin), or a message / command an interceptor produced on its own."""
@@ -43,6 +46,19 @@ class ToolCallRequest:
     timeout: float | None = None
     input_responses: dict[str, Any] | None = None
     request_state: str | None = None
+    artifact: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Entries for the ToolMessage artifact (e.g. `{"type": "mcpbridge_cache", "hit": True}`).
+    One list per call, shared by every `override()` copy, so outer interceptors see what
+    inner ones added."""
+    observers: tuple[CallObserver, ...] = ()
+    """Listeners for `notify()`; an outer interceptor adds one with
+    `request.override(observers=(*request.observers, listener))`."""
+
+    def notify(self, event: str, **data: Any) -> None:
+        """Tell the outer interceptors (tracing, UI events) what happened in this call, e.g.
+        `request.notify("retry.attempt", attempt=2)`. MCP progress arrives as `"progress"`."""
+        for observer in self.observers:
+            observer(event, data)
 
     def override(self, **changes: Any) -> ToolCallRequest:
         """A copy with `changes` applied. `server_name`, `tool` and `runtime` are read-only."""

@@ -133,23 +133,23 @@ class MCPTool(BaseTool):
         binding = self._binding
         problem = _schema_problem(binding.validator, arguments)
         if problem is not None:
-            return self._fail(InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}"), tool_call_id)
+            return self._fail(InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}"), tool_call_id, [])
         request = ToolCallRequest(
             name=binding.mcp_tool.name, args=arguments, server_name=binding.server, runtime=runtime, tool=binding.mcp_tool
         )
         try:
             result = await binding.submit(binding.handler(request))
         except (ToolException, ToolTimeoutError) as exc:
-            return self._fail(exc, tool_call_id)
+            return self._fail(exc, tool_call_id, request.artifact)
         except ServerConnectionError as exc:
             if not binding.handles_transport_errors:
                 raise
-            return self._fail(exc, tool_call_id)
-        return self._output(result, tool_call_id)
+            return self._fail(exc, tool_call_id, request.artifact)
+        return self._output(result, tool_call_id, request.artifact)
 
-    def _output(self, result: Any, tool_call_id: str | None) -> Any:
+    def _output(self, result: Any, tool_call_id: str | None, notes: list[dict[str, Any]]) -> Any:
         if isinstance(result, CallToolResult):
-            content, artifact = to_content_blocks(result), to_artifact(result)
+            content, artifact = to_content_blocks(result), to_artifact(result) + notes
             if result.is_error and tool_call_id is None:
                 raise MCPToolError(result_text(result) or f"MCP tool {self.name!r} failed", result)
             if tool_call_id is None:
@@ -158,16 +158,17 @@ class MCPTool(BaseTool):
             return ToolMessage(content, artifact=artifact, tool_call_id=tool_call_id, name=self.name, status=status)
         if isinstance(result, InputRequiredResult):
             server = self._binding.server
-            return self._fail(MCPToolError(f"MCP tool {self.name!r} on server {server!r} {ELICITATION_HINT}", result), tool_call_id)
+            error = MCPToolError(f"MCP tool {self.name!r} on server {server!r} {ELICITATION_HINT}", result)
+            return self._fail(error, tool_call_id, notes)
         if isinstance(result, ToolMessage) and tool_call_id and not result.tool_call_id:
             result.tool_call_id = tool_call_id
         return result
 
-    def _fail(self, error: BaseException, tool_call_id: str | None) -> ToolMessage:
+    def _fail(self, error: BaseException, tool_call_id: str | None, notes: list[dict[str, Any]]) -> ToolMessage:
         if tool_call_id is None:
             raise error
         result = getattr(error, "result", None)
-        artifact = to_artifact(result) if isinstance(result, CallToolResult) else []
+        artifact = (to_artifact(result) if isinstance(result, CallToolResult) else []) + notes
         return ToolMessage(str(error), artifact=artifact, tool_call_id=tool_call_id, name=self.name, status="error")
 
 

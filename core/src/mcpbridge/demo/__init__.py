@@ -1,0 +1,1 @@
+"""`mcpbridge demo`: sample servers and a scripted chat model."""
