@@ -12,8 +12,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import (
     AudioContent,
     BlobResourceContents,
+    ElicitRequest,
+    ElicitRequestFormParams,
     EmbeddedResource,
     ImageContent,
+    InputRequiredResult,
     ResourceLink,
     TextContent,
     TextResourceContents,
@@ -83,6 +86,14 @@ def build() -> MCPServer:
         """The x-user-id request header, when there is one."""
         headers = ctx.headers or {}
         return str(headers.get("x-user-id", "anonymous"))
+
+    @server.tool()
+    def confirm(ctx: Context) -> str | InputRequiredResult:
+        """Asks the user to confirm (modern protocol input request)."""
+        if ctx.input_responses:
+            return "confirmed"
+        params = ElicitRequestFormParams(message="Sure?", requested_schema={"type": "object", "properties": {}})
+        return InputRequiredResult(request_state="s1", input_requests={"ok": ElicitRequest(params=params)})
 
     @server.tool()
     def pid() -> int:

@@ -3,7 +3,7 @@ they return objects (interceptors, client callbacks) that the core awaits later.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -47,4 +47,15 @@ def mcpbridge_client_options(server_name: str, server: ServerConfig, config: Plu
     Runs once per server when a bridge is built. Return a mapping of `mcp.Client` options
     (e.g. `elicitation_callback`, `logging_callback`, `sampling_callback`,
     `list_roots_callback`) or None. Two plugins giving the same option is an error.
+    """
+
+
+@hookspec
+def mcpbridge_commands() -> Mapping[str, Callable[[list[str]], int | None]] | None:
+    """Contribute sub-commands to the `mcpbridge` command line.
+
+    Runs when `mcpbridge <name> ...` names no built-in command. Return a mapping of
+    sub-command name to `main(argv) -> exit code` (argv excludes the sub-command name),
+    e.g. `{"cache": mcpbridge_cache.cli.main}` for `mcpbridge cache clear`. Import heavy
+    modules inside `main`, not at hook time.
     """

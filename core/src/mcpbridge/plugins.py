@@ -9,7 +9,7 @@ import logging
 import os
 import types
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -246,6 +246,16 @@ class PluginHost:
                 owners[key] = impl.plugin_name
                 merged[key] = value
         return merged
+
+    def commands(self) -> dict[str, Callable[[list[str]], int | None]]:
+        """CLI sub-commands from every plugin (`mcpbridge_commands`)."""
+        commands: dict[str, Callable[[list[str]], int | None]] = {}
+        for impl in self._impls("mcpbridge_commands"):
+            for name, main in dict(self._call(impl) or {}).items():
+                if name in commands:
+                    raise PluginError(f"two plugins add the sub-command {name!r}; disable one of them")
+                commands[name] = main
+        return commands
 
     def _impls(self, hook: str) -> list[pluggy.HookImpl]:
         impls = getattr(self.manager.hook, hook).get_hookimpls()

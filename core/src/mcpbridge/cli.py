@@ -1,0 +1,155 @@
+"""`mcpbridge plugins | tools | call | demo` (and sub-commands that plugins add).
+
+Imports stay inside the commands: `import mcp` and LangGraph take seconds, and
+`mcpbridge --help` should not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] not in _COMMANDS and not args[0].startswith("-"):
+        plugin_command = _plugin_commands().get(args[0])
+        if plugin_command is not None:
+            return int(plugin_command(args[1:]) or 0)
+    parser = _parser()
+    options = parser.parse_args(args)
+    if not hasattr(options, "run"):
+        parser.print_help()
+        return 2
+    from mcpbridge.errors import MCPBridgeError
+
+    try:
+        return int(options.run(options) or 0)
+    except MCPBridgeError as exc:
+        print(f"mcpbridge: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mcpbridge", description="MCP server tools for LangChain / LangGraph agents.")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name: str, run: Any, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--config", help="config file (default: ./mcpbridge.toml)")
+        sub.set_defaults(run=run)
+        return sub
+
+    plugins = command("plugins", _plugins, "list plugins: distribution, version, hooks, position, state")
+    plugins.add_argument("--json", action="store_true", help="print JSON")
+    tools = command("tools", _tools, "list every server's tools with their annotations")
+    tools.add_argument("--json", action="store_true", help="print JSON")
+    call = command("call", _call, "call one tool and print the ToolMessage content, artifact and status")
+    call.add_argument("server")
+    call.add_argument("tool", help="the server's own (unprefixed) tool name")
+    call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
+    demo = command("demo", _demo, "run the bundled demo on embedded servers")
+    demo.add_argument("--yes", action="store_true", help="approve every approval question")
+    demo.add_argument("--model", help="use a real model through init_chat_model, e.g. openai:gpt-4.1-mini")
+    demo.add_argument("--ui", action="store_true", help="open the live inspector page (needs mcpbridge-events)")
+    return parser
+
+
+_COMMANDS = {"plugins", "tools", "call", "demo"}
+
+
+def _settings(options: argparse.Namespace, *, required: bool) -> Any:
+    from mcpbridge.config import DEFAULT_CONFIG_FILE, Settings, load_settings
+
+    if options.config is None and not Path(DEFAULT_CONFIG_FILE).is_file() and not required:
+        return Settings()
+    return load_settings(options.config)
+
+
+def _plugins(options: argparse.Namespace) -> int:
+    from mcpbridge.plugins import PluginHost
+
+    host = PluginHost(_settings(options, required=False))
+    rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
+    if options.json:
+        print(json.dumps({"chain": host.order, "plugins": [info.as_dict() for info in rows]}, indent=2))
+        return 0
+    if not rows:
+        print("No mcpbridge plugins installed (pip install mcpbridge-<name>; see docs/plugins/).")
+    for info in rows:
+        state = "enabled" if info.enabled else f"disabled: {info.reason}"
+        where = f"#{info.position}" if info.position is not None else "-"
+        hooks = ", ".join(h.removeprefix("mcpbridge_") for h in info.hooks) or "-"
+        print(f"{where:>3} {info.name:<14} {info.distribution or '(object)'} {info.version or ''}  [{state}]  hooks: {hooks}")
+    print("chain (outermost first): " + " → ".join(host.order) + " → server")
+    return 0
+
+
+def _tools(options: argparse.Namespace) -> int:
+    from mcpbridge.bridge import MCPBridge
+
+    async def run() -> list[Any]:
+        async with MCPBridge(settings=_settings(options, required=True)) as bridge:
+            return await bridge.list_tools()
+
+    tools = asyncio.run(run())
+    if options.json:
+        print(json.dumps([{"name": t.name, "description": t.description, **(t.metadata or {})} for t in tools], indent=2, default=str))
+        return 0
+    for tool in tools:
+        meta = tool.metadata or {}
+        hints = ", ".join(f"{k}={v}" for k, v in meta.get("annotations", {}).items()) or "no annotations"
+        print(f"{meta.get('server')}/{meta.get('mcp_tool_name')}  as {tool.name!r}  ({hints})")
+        print(f"    {(tool.description or '').strip().splitlines()[0] if tool.description else ''}")
+    return 0
+
+
+def _call(options: argparse.Namespace) -> int:
+    from mcpbridge.bridge import MCPBridge
+    from mcpbridge.errors import ConfigError
+
+    try:
+        arguments = json.loads(options.arguments)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"arguments must be a JSON object, e.g. '{{\"city\": \"Oslo\"}}': {exc}") from None
+    if not isinstance(arguments, dict):
+        raise ConfigError("arguments must be a JSON object, e.g. '{\"city\": \"Oslo\"}'")
+
+    async def run() -> Any:
+        async with MCPBridge(settings=_settings(options, required=True)) as bridge:
+            return await bridge.call_tool(options.server, options.tool, arguments)
+
+    message = asyncio.run(run())
+    print(f"status: {message.status}")
+    print("content:")
+    for block in message.content if isinstance(message.content, list) else [message.content]:
+        print(f"  {block.get('text') if isinstance(block, dict) and block.get('type') == 'text' else block}")
+    print("artifact:")
+    print(json.dumps(message.artifact, indent=2, default=str))
+    return 0 if message.status == "success" else 1
+
+
+def _demo(options: argparse.Namespace) -> int:
+    from mcpbridge.demo.run import run_demo
+
+    return run_demo(yes=options.yes, model=options.model, ui=options.ui)
+
+
+def _plugin_commands() -> dict[str, Any]:
+    """Sub-commands contributed by installed plugins (`mcpbridge_commands` hook)."""
+    from mcpbridge.config import Settings
+    from mcpbridge.plugins import PluginHost
+
+    try:
+        return PluginHost(Settings()).commands()
+    except Exception:  # a broken plugin must not break the CLI's own commands
+        return {}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

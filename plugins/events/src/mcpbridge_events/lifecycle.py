@@ -1,0 +1,150 @@
+"""The lifecycle interceptor: tells a UI, through LangGraph's custom stream, that a tool call
+started, made progress, finished or failed — the moment it happens, not when the step ends.
+
+Every event is a dict with `type == EVENT_TYPE`, the `event` kind and the `call_id` (the
+AIMessage's tool-call id), so a consumer can pick them out of `stream_mode="custom"` and
+fold them into one card per call (see `ToolCallAssembler`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.errors import GraphBubbleUp
+from mcp.types import CallToolResult, InputRequiredResult, TextContent
+
+from mcpbridge import ToolCallHandler, ToolCallRequest
+
+EVENT_TYPE = "mcpbridge.tool_call"
+"""The `type` of every event this plugin writes to the custom stream."""
+
+NOTE_PREFIX = "mcpbridge_"
+"""Artifact entries other plugins add (`{"type": "mcpbridge_cache", "hit": True}`) start with this."""
+
+
+class LifecycleEvents:
+    """Writes started / progress / update / interrupted / finished / error events to
+    `request.runtime.stream_writer`. Outermost, so it sees cache hits, retries and approvals
+    of the same call (through `request.notify` and the artifact) and reports them as fields of
+    that call instead of as calls of their own."""
+
+    def __init__(self, *, include_input: bool = True, include_output: bool = True) -> None:
+        self.include_input = include_input
+        self.include_output = include_output
+
+    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        runtime = request.runtime
+        call_id = getattr(runtime, "tool_call_id", None)
+        if runtime is None or call_id is None:
+            return await handler(request)  # called outside a graph: there is no stream to write to
+        writer = runtime.stream_writer
+
+        def emit(event: str, **data: Any) -> None:
+            writer({"type": EVENT_TYPE, "event": event, "call_id": call_id, **data})
+
+        name, message_id = _asked_for(runtime, call_id, request.name)
+        emit(
+            "started",
+            name=name,
+            mcp_tool=request.name,
+            server=request.server_name,
+            namespace=_namespace(runtime),
+            message_id=message_id,
+            input=dict(request.args) if self.include_input else None,
+        )
+
+        def listen(event: str, data: Mapping[str, Any]) -> None:
+            if event == "progress":
+                emit("progress", **{k: data.get(k) for k in ("progress", "total", "message")})
+            else:
+                emit("update", update=event, data=_jsonable(data))
+
+        try:
+            result = await handler(request.override(observers=(*request.observers, listen)))
+        except GraphBubbleUp:
+            emit("interrupted", notes=_notes(request))
+            raise
+        except asyncio.CancelledError:
+            emit("error", error="cancelled", notes=_notes(request))
+            raise
+        except Exception as exc:
+            emit("error", error=str(exc) or type(exc).__name__, notes=_notes(request))
+            raise
+        error = _error_of(result)
+        if error is not None:
+            emit("error", error=error, notes=_notes(request))
+        else:
+            emit("finished", output=_output(result) if self.include_output else None, notes=_notes(request))
+        return result
+
+
+def _asked_for(runtime: Any, call_id: str, fallback: str) -> tuple[str, str | None]:
+    """The name the model used for this call (the display name, which may carry a server
+    prefix) and the id of the AIMessage that asked for it, found in the graph state."""
+    state = getattr(runtime, "state", None)
+    messages = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
+    for message in reversed(messages or ()):
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call.get("id") == call_id:
+                    return call["name"], message.id
+    return fallback, None
+
+
+def _namespace(runtime: Any) -> list[str]:
+    """The graph path of the node running the call, as `astream(subgraphs=True)` reports it:
+    the checkpoint namespace without the tool task's own segment."""
+    config = getattr(runtime, "config", None) or {}
+    checkpoint_ns = str(config.get("configurable", {}).get("checkpoint_ns", ""))
+    return checkpoint_ns.split("|")[:-1] if checkpoint_ns else []
+
+
+def _notes(request: ToolCallRequest) -> list[dict[str, Any]]:
+    """What other plugins recorded about this call (cache hit, retry attempts, approval)."""
+    return [_jsonable(entry) for entry in request.artifact if str(entry.get("type", "")).startswith(NOTE_PREFIX)]
+
+
+def _error_of(result: Any) -> str | None:
+    if isinstance(result, CallToolResult) and result.is_error:
+        return _text(result) or "the tool reported an error"
+    if isinstance(result, InputRequiredResult):
+        return "the server asked for user input and no plugin answered it: install and enable mcpbridge-elicitation"
+    if isinstance(result, ToolMessage) and result.status == "error":
+        return result.text or "the tool reported an error"
+    return None
+
+
+def _output(result: Any) -> Any:
+    """Structured content when the server sent it, else the text."""
+    if isinstance(result, CallToolResult):
+        return result.structured_content if result.structured_content is not None else _text(result)
+    if isinstance(result, ToolMessage):
+        return output_of_message(result)
+    return None  # a Command: the graph update speaks for itself
+
+
+def output_of_message(message: ToolMessage) -> Any:
+    """The output a ToolMessage from the bridge carries: structured content from its artifact
+    when present, else its text (the same value the `finished` event has)."""
+    for entry in message.artifact if isinstance(message.artifact, list) else ():
+        if isinstance(entry, dict) and entry.get("type") == "mcp_structured_content":
+            return entry.get("data")
+    return message.text
+
+
+def _text(result: CallToolResult) -> str:
+    return "\n".join(item.text for item in result.content if isinstance(item, TextContent))
+
+
+def _jsonable(value: Any) -> Any:
+    """Keep stream events JSON-friendly: anything exotic becomes its string form."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool | type(None)):
+        return value
+    return str(value)
