@@ -106,17 +106,18 @@ class PluginHost:
         self.infos: dict[str, PluginInfo] = {}
         env = os.environ if environ is None else environ
         available = {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        given = [item if isinstance(item, str) else _object_name(item) for item in explicit or ()]
+        self._check_names(available, given)
         if explicit is not None:
             self._load_explicit(explicit, available)
         else:
             self._load_selected(available, env)
-        self._check_names(available)
         try:
             self.manager.check_pending()
         except pluggy.PluginValidationError as exc:
+            name = self.manager.get_name(exc.plugin) or repr(exc.plugin)
             raise PluginError(
-                f"plugin {exc.plugin_name!r} implements a hook that does not exist: {exc} "
-                "(check the name against docs/hooks.md)"
+                f"plugin {name!r} implements a hook that does not exist: {exc} (check the name against docs/hooks.md)"
             ) from None
         self.order = self._ordered()
         for position, name in enumerate(n for n in self.order if n in self.infos):
@@ -138,11 +139,11 @@ class PluginHost:
     def _load_selected(self, available: Mapping[str, importlib.metadata.EntryPoint], env: Mapping[str, str]) -> None:
         conf = self.settings.plugins
         allow = _split(env.get(ENV_ALLOW)) or conf.enabled
-        deny = set(conf.disabled) | set(_split(env.get(ENV_DENY)) or ())
+        env_deny = set(_split(env.get(ENV_DENY)) or ())
         autoload = conf.autoload and not _truthy(env.get(ENV_NO_AUTOLOAD))
         for name, ep in sorted(available.items()):
-            if name in deny:
-                reason = f"disabled ({ENV_DENY})" if name in _split(env.get(ENV_DENY)) else "disabled in [plugins] disabled"
+            if name in env_deny or name in conf.disabled:
+                reason = f"disabled ({ENV_DENY})" if name in env_deny else "disabled in [plugins] disabled"
                 self.infos[name] = self._info(name, ep, enabled=False, reason=reason)
             elif allow is not None and name not in allow:
                 self.infos[name] = self._info(name, ep, enabled=False, reason="not in the enabled list")
@@ -182,9 +183,9 @@ class PluginHost:
         dist = ep.dist if ep is not None else None
         return PluginInfo(name, dist.name if dist else None, dist.version if dist else None, [], None, enabled, reason)
 
-    def _check_names(self, available: Mapping[str, importlib.metadata.EntryPoint]) -> None:
+    def _check_names(self, available: Mapping[str, importlib.metadata.EntryPoint], given: Iterable[str]) -> None:
         conf = self.settings.plugins
-        known = set(available) | set(self.infos) | {DIRECT}
+        known = set(available) | set(given) | {DIRECT}
         for key, names in (("enabled", conf.enabled or []), ("disabled", conf.disabled), ("order", conf.order)):
             for name in names:
                 if name not in known:

@@ -1,0 +1,104 @@
+"""`[plugins.approval]`: which calls need a person's approval, and what they may decide."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from fnmatch import fnmatchcase
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ImportString, JsonValue, model_validator
+
+from mcpbridge import ToolCallRequest
+
+DecisionType = Literal["approve", "edit", "reject", "respond"]
+DECISION_TYPES: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
+
+DEFAULT_EDIT_NOTICE = (
+    "Note: a person edited this tool call's arguments before it ran; the result below is for "
+    "the edited call. Do not re-issue your original call."
+)
+
+_TESTS = ("glob", "regex", "above", "below", "equals")
+
+
+class ArgumentCondition(BaseModel):
+    """One test on a top-level argument; a call without that argument never matches."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    argument: str
+    glob: str | None = None
+    regex: str | None = None
+    above: float | None = None
+    below: float | None = None
+    equals: JsonValue = None
+
+    @model_validator(mode="after")
+    def _one_test(self) -> ArgumentCondition:
+        given = [name for name in _TESTS if name in self.model_fields_set]
+        if len(given) != 1:
+            raise ValueError(
+                f"a `when` condition on {self.argument!r} needs exactly one of {', '.join(_TESTS)}; "
+                f"got {', '.join(given) or 'none'}"
+            )
+        if self.regex is not None:
+            re.compile(self.regex)
+        return self
+
+    def matches(self, arguments: Mapping[str, Any]) -> bool:
+        if self.argument not in arguments:
+            return False
+        value = arguments[self.argument]
+        if self.glob is not None:
+            return isinstance(value, str) and fnmatchcase(value, self.glob)
+        if self.regex is not None:
+            return isinstance(value, str) and re.search(self.regex, value) is not None
+        if self.above is not None:
+            return _is_number(value) and value > self.above
+        if self.below is not None:
+            return _is_number(value) and value < self.below
+        return bool(value == self.equals)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+class Rule(BaseModel):
+    """Require or waive approval for the calls it selects; the first matching rule wins."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    server: str = "*"
+    """Glob on the server name."""
+    tool: str = "*"
+    """Glob on the server's own (MCP) tool name, never the prefixed display name."""
+    approval: Literal["require", "waive"]
+    when: list[ArgumentCondition] = Field(default_factory=list)
+    """Argument conditions that must all hold."""
+
+    def matches(self, request: ToolCallRequest) -> bool:
+        return (
+            fnmatchcase(request.server_name, self.server)
+            and fnmatchcase(request.name, self.tool)
+            and all(condition.matches(request.args) for condition in self.when)
+        )
+
+
+Predicate = Callable[[ToolCallRequest], "bool | None"]
+
+
+class Settings(BaseModel):
+    """The plugin's settings; every key is optional."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rules: list[Rule] = Field(default_factory=list)
+    require_unannotated: bool = False
+    """Also gate tools that declare neither `readOnlyHint` nor `destructiveHint`."""
+    predicate: ImportString[Callable[..., Any]] | None = None
+    """`(request) -> True | False | None`, consulted first; None defers to the rules."""
+    allowed_decisions: list[DecisionType] = Field(default_factory=lambda: list(DECISION_TYPES), min_length=1)
+    edit_notice: str | None = DEFAULT_EDIT_NOTICE
+    """Text put before an edited call's result so the model knows; None to leave it out."""

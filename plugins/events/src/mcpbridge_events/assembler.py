@@ -1,0 +1,296 @@
+"""Fold a LangGraph stream into one `AssembledToolCall` per tool call — the Python side of
+LangGraph JS `useStream().toolCalls`.
+
+It reads whatever the stream carries: this plugin's lifecycle events (`stream_mode="custom"`),
+LangGraph's own `stream_mode="tools"` events, and the AIMessages / ToolMessages in
+`"updates"` or `"values"`, so it works with or without the plugin and gives the same objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langgraph.errors import GraphBubbleUp
+
+from mcpbridge_events.lifecycle import EVENT_TYPE, NOTE_PREFIX, output_of_message
+
+Status = Literal["running", "finished", "error"]
+
+_STREAM_MODES = frozenset({"values", "updates", "messages", "custom", "tools", "debug", "tasks", "checkpoints"})
+_TOOLS_EVENTS = frozenset({"tool-started", "tool-output-delta", "tool-finished", "tool-error"})
+
+
+@dataclass
+class ToolProgress:
+    """The latest MCP progress notification of a call."""
+
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(eq=False)
+class AssembledToolCall:
+    """One tool call as a UI shows it, updated in place while the run streams.
+
+    Fields follow LangGraph JS `AssembledToolCall` in snake_case; `callId`, `id` and `args`
+    are the JS aliases, and `to_js()` gives the JSON a front end expects.
+    """
+
+    call_id: str
+    name: str
+    input: dict[str, Any] = field(default_factory=dict)
+    namespace: list[str] = field(default_factory=list)
+    status: Status = "running"
+    output: Any = None
+    error: str | None = None
+    server: str | None = None
+    mcp_tool: str | None = None
+    """The server's own tool name (`name` is what the model called, maybe prefixed)."""
+    message_id: str | None = None
+    """The id of the AIMessage that asked for this call."""
+    progress: ToolProgress | None = None
+    attempts: int | None = None
+    """How many times the retry plugin tried the call (set once it retried or finished)."""
+    cached: bool | None = None
+    """True when the cache plugin answered the call, False on a recorded miss."""
+    approval: str | None = None
+    """The approval plugin's latest step for this call ("requested", "approved", ...)."""
+    interrupted: bool = False
+    """The run paused inside this call (an approval or elicitation waits for a person)."""
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    """Every notification other plugins sent during the call, in order."""
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    """The `mcpbridge_*` artifact entries of the call (e.g. `{"type": "mcpbridge_cache", "hit": True}`)."""
+
+    @property
+    def callId(self) -> str:  # JS alias
+        return self.call_id
+
+    @property
+    def id(self) -> str:  # JS alias
+        return self.call_id
+
+    @property
+    def args(self) -> dict[str, Any]:  # JS alias
+        return self.input
+
+    def to_js(self) -> dict[str, Any]:
+        """The call as JSON for a front end, with LangGraph JS field names."""
+        progress = self.progress
+        return {
+            "name": self.name,
+            "callId": self.call_id,
+            "id": self.call_id,
+            "namespace": list(self.namespace),
+            "input": self.input,
+            "args": self.input,
+            "output": self.output,
+            "status": self.status,
+            "error": self.error,
+            "server": self.server,
+            "mcpTool": self.mcp_tool,
+            "messageId": self.message_id,
+            "progress": None if progress is None else vars(progress).copy(),
+            "attempts": self.attempts,
+            "cached": self.cached,
+            "approval": self.approval,
+            "interrupted": self.interrupted,
+            "updates": list(self.updates),
+        }
+
+    def _restart(self) -> None:
+        self.status, self.output, self.error, self.interrupted, self.progress = "running", None, None, False, None
+
+    def _apply_update(self, update: str, data: Mapping[str, Any]) -> None:
+        self.updates.append({"update": update, **data})
+        if update == "retry.attempt" and isinstance(data.get("attempt"), int):
+            self.attempts = max(self.attempts or 0, data["attempt"])
+        elif update in ("cache.hit", "cache.miss"):
+            self.cached = update == "cache.hit"
+        elif update.startswith("approval."):
+            self.approval = update.removeprefix("approval.")
+
+    def _apply_notes(self, notes: Iterable[Mapping[str, Any]]) -> None:
+        for note in notes:
+            kind = str(note.get("type", ""))
+            if not kind.startswith(NOTE_PREFIX):
+                continue
+            if note not in self.notes:
+                self.notes.append(dict(note))
+            if kind == "mcpbridge_cache" and "hit" in note:
+                self.cached = bool(note["hit"])
+            elif kind == "mcpbridge_retry" and isinstance(note.get("attempts"), int):
+                self.attempts = note["attempts"]
+            elif kind == "mcpbridge_approval":
+                decision = note.get("decision", note.get("status"))
+                if decision is not None:
+                    self.approval = str(decision)
+
+
+class ToolCallAssembler:
+    """Keeps `tool_calls`: one `AssembledToolCall` per call id, in the order the calls were
+    asked for. Feed it every chunk of `agent.astream(..., stream_mode=[...])` — any mix of
+    "custom", "tools", "updates", "values" and "messages", with or without `subgraphs=True`.
+
+        assembler = ToolCallAssembler()
+        async for call in assembler.track(agent.astream(inputs, config, stream_mode=["updates", "custom"])):
+            print(call.name, call.status)
+    """
+
+    def __init__(self) -> None:
+        self._calls: dict[str, AssembledToolCall] = {}
+
+    @property
+    def tool_calls(self) -> list[AssembledToolCall]:
+        return list(self._calls.values())
+
+    def get(self, call_id: str) -> AssembledToolCall | None:
+        return self._calls.get(call_id)
+
+    def for_message(self, message: AIMessage) -> list[AssembledToolCall]:
+        """The calls one AIMessage asked for, in its order (those seen so far)."""
+        ids = [call["id"] for call in message.tool_calls if call.get("id")]
+        return [self._calls[i] for i in ids if i in self._calls]
+
+    async def track(self, stream: AsyncIterable[Any]) -> AsyncIterator[AssembledToolCall]:
+        """Feed every chunk of `stream`; yield each call whenever it changes."""
+        async for chunk in stream:
+            for call in self.feed(chunk):
+                yield call
+
+    def feed(self, chunk: Any) -> list[AssembledToolCall]:
+        """Take one stream chunk; return the calls it changed."""
+        namespace, data = _unwrap(chunk)
+        changed: dict[str, AssembledToolCall] = {}
+        for call in self._dispatch(namespace, data):
+            changed[call.call_id] = call
+        return list(changed.values())
+
+    # -- what a chunk may be ----------------------------------------------------------
+
+    def _dispatch(self, namespace: list[str], data: Any) -> Iterable[AssembledToolCall]:
+        if isinstance(data, Mapping) and data.get("type") == EVENT_TYPE and "call_id" in data:
+            return [self._lifecycle(data)]
+        if isinstance(data, Mapping) and data.get("event") in _TOOLS_EVENTS and "tool_call_id" in data:
+            return [self._tools_event(namespace, data)]
+        if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], BaseMessage):
+            return self._messages([data[0]], namespace)  # stream_mode="messages": (message, metadata)
+        if isinstance(data, BaseMessage):
+            return self._messages([data], namespace)
+        if isinstance(data, Mapping):
+            return self._state(data, namespace)
+        return []
+
+    def _lifecycle(self, event: Mapping[str, Any]) -> AssembledToolCall:
+        kind = event["event"]
+        call = self._ensure(str(event["call_id"]), str(event.get("name") or ""), [])
+        if kind == "started":
+            call._restart()
+            for key in ("name", "server", "mcp_tool", "message_id"):
+                if event.get(key) is not None:
+                    setattr(call, key, event[key])
+            if event.get("input") is not None:
+                call.input = dict(event["input"])
+            call.namespace = list(event.get("namespace") or call.namespace)
+        elif kind == "progress":
+            call.progress = ToolProgress(event.get("progress") or 0, event.get("total"), event.get("message"))
+        elif kind == "update":
+            call._apply_update(str(event.get("update")), event.get("data") or {})
+        elif kind == "interrupted":
+            call.interrupted = True
+        elif kind == "finished":
+            call.status, call.output, call.interrupted = "finished", event.get("output"), False
+        elif kind == "error":
+            call.status, call.error, call.interrupted = "error", str(event.get("error")), False
+        call._apply_notes(event.get("notes") or ())
+        return call
+
+    def _tools_event(self, namespace: list[str], event: Mapping[str, Any]) -> AssembledToolCall:
+        kind = event["event"]
+        call = self._ensure(str(event["tool_call_id"]), str(event.get("tool_name") or ""), namespace)
+        if kind == "tool-started":
+            call._restart()
+            call.name = str(event.get("tool_name") or call.name)
+            if isinstance(event.get("input"), Mapping):
+                call.input = dict(event["input"])
+        elif kind == "tool-finished" and isinstance(event.get("output"), ToolMessage):
+            self._reconcile(call, event["output"])
+        elif kind == "tool-error":
+            error = event.get("error")
+            if isinstance(error, GraphBubbleUp):
+                call.interrupted = True
+            else:
+                call.status, call.error = "error", str(error)
+        return call
+
+    def _state(self, data: Mapping[str, Any], namespace: list[str]) -> list[AssembledToolCall]:
+        """An "updates" chunk ({node: {"messages": [...]}}) or a "values" chunk ({"messages": [...]})."""
+        touched: list[AssembledToolCall] = []
+        if "__interrupt__" in data:
+            for call in self._calls.values():
+                if call.status == "running" and not call.interrupted:
+                    call.interrupted = True
+                    touched.append(call)
+        if "messages" in data:
+            touched += self._messages(_as_list(data["messages"]), namespace)
+        for value in data.values():
+            if isinstance(value, Mapping) and "messages" in value:
+                touched += self._messages(_as_list(value["messages"]), namespace)
+        return touched
+
+    def _messages(self, messages: Iterable[Any], namespace: list[str]) -> list[AssembledToolCall]:
+        touched: list[AssembledToolCall] = []
+        for message in messages:
+            if isinstance(message, ToolMessage) and message.tool_call_id:
+                call = self._ensure(message.tool_call_id, message.name or "", namespace)
+                if self._reconcile(call, message):
+                    touched.append(call)
+            elif isinstance(message, AIMessage) and not isinstance(message, AIMessageChunk):
+                for asked in message.tool_calls:
+                    if asked.get("id") and asked["id"] not in self._calls:
+                        call = self._ensure(asked["id"], asked["name"], namespace)
+                        call.input, call.message_id = dict(asked["args"]), message.id
+                        touched.append(call)
+        return touched
+
+    def _reconcile(self, call: AssembledToolCall, message: ToolMessage) -> bool:
+        """Settle a call from its ToolMessage; False when it already says the same."""
+        before = (call.status, call.output, call.error, len(call.notes))
+        call.name = call.name or message.name or ""
+        if message.status == "error":
+            call.status, call.error = "error", message.text
+        else:
+            call.status, call.output = "finished", output_of_message(message)
+        call.interrupted = False
+        if isinstance(message.artifact, list):
+            call._apply_notes(entry for entry in message.artifact if isinstance(entry, Mapping))
+        return before != (call.status, call.output, call.error, len(call.notes))
+
+    def _ensure(self, call_id: str, name: str, namespace: list[str]) -> AssembledToolCall:
+        call = self._calls.get(call_id)
+        if call is None:
+            call = self._calls[call_id] = AssembledToolCall(call_id=call_id, name=name, namespace=list(namespace))
+        return call
+
+
+def _unwrap(chunk: Any) -> tuple[list[str], Any]:
+    """(namespace, payload) from `(ns, mode, data)`, `(mode, data)`, `(ns, data)`, a v2 stream
+    part `{"type": mode, "ns": ns, "data": data}`, or a bare payload."""
+    if isinstance(chunk, tuple):
+        if len(chunk) == 3 and isinstance(chunk[0], tuple) and chunk[1] in _STREAM_MODES:
+            return list(chunk[0]), chunk[2]
+        if len(chunk) == 2 and isinstance(chunk[0], str) and chunk[0] in _STREAM_MODES:
+            return [], chunk[1]
+        if len(chunk) == 2 and isinstance(chunk[0], tuple) and all(isinstance(p, str) for p in chunk[0]):
+            return list(chunk[0]), chunk[1]
+    if isinstance(chunk, Mapping) and chunk.get("type") in _STREAM_MODES and "data" in chunk and "ns" in chunk:
+        return list(chunk.get("ns") or ()), chunk["data"]
+    return [], chunk
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else [value]

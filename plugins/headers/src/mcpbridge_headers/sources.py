@@ -1,0 +1,91 @@
+"""Where a header's value comes from: the run's context, state or config, the environment,
+or a literal. Sources are parsed once when the bridge is built and read on every call."""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from mcpbridge import ConfigError
+
+Origin = Literal["context", "state", "config", "fixed"]
+
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+"""RFC 9110 field-name characters."""
+_PREFIXES: tuple[tuple[str, Origin], ...] = (("context.", "context"), ("state.", "state"), ("config.", "config"))
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One configured header: its name, where its value comes from, and what to do when absent."""
+
+    header: str
+    spec: str
+    origin: Origin
+    path: tuple[str, ...] = ()
+    fixed: str | None = None
+    skip_missing: bool = False
+
+    def read(self, runtime: Any) -> Any:
+        """The raw value for this call, or None when it is absent."""
+        if self.origin == "fixed":
+            return self.fixed
+        if runtime is None:
+            return None
+        value: Any = getattr(runtime, self.origin, None)
+        for key in self.path:
+            value = value.get(key, _MISSING) if isinstance(value, Mapping) else getattr(value, key, _MISSING)
+            if value is _MISSING:
+                return None
+        return value
+
+
+def parse_source(server: str, header: str, spec: str, *, skip_missing: bool) -> Source:
+    """`context.<key>`, `state.<key>`, `config.<path>` (e.g. `config.configurable.tenant`),
+    `env:NAME` (read now), `literal:<text>`, or any other text sent as it is."""
+    where = f"[plugins.headers.servers.{server}] header {header!r}"
+    if not _TOKEN.match(header):
+        raise ConfigError(f"{where}: not a valid HTTP header name (use letters, digits and '-')")
+    for prefix, origin in _PREFIXES:
+        if spec.startswith(prefix):
+            path = tuple(spec[len(prefix) :].split("."))
+            if not all(path):
+                raise ConfigError(f"{where}: source {spec!r} needs a key after {prefix!r}, e.g. '{prefix}user_id'")
+            return Source(header, spec, origin, path, skip_missing=skip_missing)
+    if spec.startswith("env:"):
+        name = spec[4:]
+        value = os.environ.get(name)
+        if value is None:
+            raise ConfigError(
+                f"{where}: reads the environment variable {name!r}, which is not set: set it or drop the header"
+            )
+        return Source(header, spec, "fixed", fixed=_fixed(value, f"{where} (from {spec})"))
+    return Source(header, "literal", "fixed", fixed=_fixed(spec.removeprefix("literal:"), f"{where} (literal)"))
+
+
+def _fixed(value: str, where: str) -> str:
+    try:
+        return checked_value(value, where)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def checked_value(value: Any, where: str) -> str:
+    """`value` as header text; refuses what cannot be one (never quoting the value itself)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal | uuid.UUID):
+        raise ValueError(f"{where}: got a {type(value).__name__}; a header value must be a string or a number")
+    text = str(value)
+    if any(char in text for char in "\r\n\0"):
+        raise ValueError(f"{where}: the value contains a line break or NUL, which HTTP headers cannot carry")
+    return text
+
+
+def redact(headers: Mapping[str, str]) -> dict[str, str]:
+    """Header names with their values hidden, for logs and errors."""
+    return {name: f"<redacted {len(value)} chars>" for name, value in headers.items()}

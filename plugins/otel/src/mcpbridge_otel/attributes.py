@@ -1,0 +1,106 @@
+"""Turning requests, results, servers and observer events into span attributes. Runs only
+for recording spans, so none of it costs anything without an SDK."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from langchain_core.messages import ToolMessage
+from mcp.types import CallToolResult
+from mcpbridge import ServerConfig, ToolCallRequest
+from opentelemetry.util.types import AttributeValue
+
+from mcpbridge_otel import semconv
+
+_PRIMITIVES = (str, bool, int, float)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def server_attributes(config: ServerConfig) -> dict[str, AttributeValue]:
+    """Where a server lives, as the MCP conventions describe it (computed once per server)."""
+    if config.transport == "stdio":
+        return {semconv.NETWORK_TRANSPORT: "pipe"}
+    if config.transport == "http" and config.url:
+        url = urlsplit(config.url)
+        attributes: dict[str, AttributeValue] = {
+            semconv.NETWORK_TRANSPORT: "tcp",
+            semconv.NETWORK_PROTOCOL_NAME: "http",
+        }
+        if url.hostname:
+            attributes[semconv.SERVER_ADDRESS] = url.hostname
+            port = url.port or _DEFAULT_PORTS.get(url.scheme)
+            if port:
+                attributes[semconv.SERVER_PORT] = port
+        return attributes
+    return {}
+
+
+def request_attributes(request: ToolCallRequest) -> dict[str, AttributeValue]:
+    """The attributes every execute_tool span carries."""
+    attributes: dict[str, AttributeValue] = {
+        semconv.GEN_AI_OPERATION_NAME: semconv.EXECUTE_TOOL,
+        semconv.GEN_AI_TOOL_NAME: request.name,
+        semconv.MCP_METHOD_NAME: semconv.TOOLS_CALL,
+        semconv.MCPBRIDGE_SERVER_NAME: request.server_name,
+    }
+    call_id = getattr(request.runtime, "tool_call_id", None)
+    if isinstance(call_id, str):
+        attributes[semconv.GEN_AI_TOOL_CALL_ID] = call_id
+    if request.tool is not None and request.tool.description:
+        attributes[semconv.GEN_AI_TOOL_DESCRIPTION] = request.tool.description
+    return attributes
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON; values JSON cannot hold (datetimes, objects) become their `str`."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def result_json(result: Any) -> str | None:
+    """The result as the model sees it: structured content when there is some, else the
+    content blocks; None for results that are not a tool's answer (e.g. a `Command`)."""
+    if isinstance(result, CallToolResult):
+        if result.structured_content is not None:
+            return to_json(result.structured_content)
+        return to_json([block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content])
+    if isinstance(result, ToolMessage):
+        return result.content if isinstance(result.content, str) else to_json(result.content)
+    return None
+
+
+def size(text: str) -> int:
+    """Bytes on the wire, not characters: what capacity planning needs."""
+    return len(text.encode())
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit]
+
+
+def event_attributes(data: Mapping[str, Any]) -> dict[str, AttributeValue]:
+    """Observer payloads as span-event attributes: primitives and lists of one primitive
+    type as they are, None dropped, anything else as text."""
+    attributes: dict[str, AttributeValue] = {}
+    for key, value in data.items():
+        if value is None:
+            continue
+        if isinstance(value, _PRIMITIVES):
+            attributes[key] = value
+        elif _homogeneous_primitives(value):
+            attributes[key] = list(value)
+        else:
+            attributes[key] = str(value)
+    return attributes
+
+
+def _homogeneous_primitives(value: Any) -> bool:
+    """OpenTelemetry takes lists only when all items are of one primitive type."""
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and isinstance(value[0], _PRIMITIVES)
+        and all(type(item) is type(value[0]) for item in value)
+    )

@@ -1,0 +1,132 @@
+"""A server that counts its calls, and the Redis the Redis tests need."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
+
+import mcpbridge_cache
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
+
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+
+
+def counting_server(calls: Counter[str]) -> MCPServer:
+    """Tools for each cache decision; `calls[tool]` counts what really reached the server."""
+    server = MCPServer("counting")
+
+    @server.tool(annotations=READ_ONLY)
+    def lookup(q: str, limit: int = 1) -> str:
+        """Read-only: cached by default."""
+        calls["lookup"] += 1
+        return f"{q}:{limit}:{calls['lookup']}"
+
+    @server.tool(annotations=READ_ONLY)
+    async def slow_lookup(q: str) -> str:
+        """Read-only and slow, so concurrent calls overlap."""
+        calls["slow_lookup"] += 1
+        await anyio.sleep(0.1)
+        return f"slow:{q}"
+
+    @server.tool()
+    def plain(q: str) -> str:
+        """No annotations: cached only when listed."""
+        calls["plain"] += 1
+        return f"plain:{q}:{calls['plain']}"
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=True))
+    def wipe(q: str) -> str:
+        """Marked destructive: never cached, even when listed."""
+        calls["wipe"] += 1
+        return f"wiped:{q}"
+
+    @server.tool(annotations=READ_ONLY)
+    async def failing(q: str) -> str:
+        """Read-only but always an error result."""
+        calls["failing"] += 1
+        await anyio.sleep(0.05)
+        raise ToolError(f"no {q}")
+
+    @server.tool(annotations=READ_ONLY)
+    def ask(q: str) -> InputRequiredResult:
+        """Read-only but asks for input first."""
+        calls["ask"] += 1
+        params = ElicitRequestFormParams(message=f"which {q}?", requested_schema={"type": "object", "properties": {}})
+        return InputRequiredResult(request_state="s1", input_requests={"which": ElicitRequest(params=params)})
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        """Answers with the caller's x-user-id header."""
+        calls["whoami"] += 1
+        return str((ctx.headers or {}).get("x-user-id", "anonymous"))
+
+    return server
+
+
+@pytest.fixture
+def calls() -> Counter[str]:
+    return Counter()
+
+
+@pytest.fixture
+def server(calls: Counter[str]) -> MCPServer:
+    return counting_server(calls)
+
+
+BridgeMaker = Callable[..., AbstractAsyncContextManager[MCPBridge]]
+
+
+@pytest.fixture
+def cached_bridge(server: MCPServer) -> BridgeMaker:
+    """`async with cached_bridge(**cache_settings) as bridge:` a bridge with only the cache
+    plugin (passed as a module) over the counting server, named "s"."""
+
+    @asynccontextmanager
+    async def make(servers: dict[str, Any] | None = None, interceptors: Any = (), **settings: Any) -> AsyncIterator[MCPBridge]:
+        async with MCPBridge(
+            servers or {"s": server},
+            plugins=[mcpbridge_cache],
+            interceptors=interceptors,
+            plugin_settings={"cache": settings},
+        ) as bridge:
+            yield bridge
+
+    return make
+
+
+async def user_header(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+    """Stands in for the headers plugin (innermost, so after the cache): the call carries the
+    user id of its runtime context as `x-user-id`."""
+    context = request.runtime.context if request.runtime is not None else None
+    user = context.get("user_id") if isinstance(context, dict) else None
+    return await handler(request.override(headers={"x-user-id": user}) if user else request)
+
+
+def cache_entries(message: Any) -> list[dict[str, Any]]:
+    return [entry for entry in message.artifact if entry.get("type") == mcpbridge_cache.ARTIFACT_TYPE]
+
+
+@pytest.fixture
+def redis_url() -> str:
+    url = os.environ.get("MCPBRIDGE_TEST_REDIS_URL")
+    if not url:
+        if os.environ.get("MCPBRIDGE_TEST_REQUIRE_SERVICES") == "1":
+            pytest.fail("MCPBRIDGE_TEST_REDIS_URL is not set: start redis-server and export its redis:// URL")
+        pytest.skip("MCPBRIDGE_TEST_REDIS_URL is not set (start a redis-server to run the Redis tests)")
+    return url
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A fresh key namespace per test, so tests sharing one Redis never see each other."""
+    return f"mcpbridge-test:{uuid.uuid4().hex[:12]}"
