@@ -42,7 +42,7 @@ def result_text(result: CallToolResult) -> str:
 
 def _block(item: Any) -> Any:
     if isinstance(item, TextContent):
-        return blocks.create_text_block(item.text)
+        return {"type": "text", "text": item.text}  # the common case, without a generated block id
     if isinstance(item, ImageContent):
         return blocks.create_image_block(base64=item.data, mime_type=item.mime_type)
     if isinstance(item, AudioContent):

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 from langchain_core.callbacks import AsyncCallbackManager
 from langchain_core.messages import ToolMessage
-from langchain_core.runnables.config import patch_config, set_config_context
+from langchain_core.runnables.config import patch_config, set_config_context, var_child_runnable_config
 from langchain_core.runnables.utils import coro_with_context
 from langchain_core.tools import BaseTool, ToolException
 from langgraph.prebuilt import ToolRuntime
@@ -102,6 +102,14 @@ class MCPTool(BaseTool):
         manager = AsyncCallbackManager.configure(
             callbacks, self.callbacks, self.verbose or bool(verbose), tags, self.tags, metadata, self.metadata
         )
+        if not manager.handlers:
+            # Nobody listens (no callbacks, no tracer): skip the run bookkeeping, but keep the
+            # config visible to the chain so LangGraph's `interrupt()` works inside interceptors.
+            token = var_child_runnable_config.set(config)
+            try:
+                return await self._call(arguments, runtime, tool_call_id)
+            finally:
+                var_child_runnable_config.reset(token)
         run_manager = await manager.on_tool_start(
             {"name": self.name, "description": self.description},
             str(arguments),

@@ -10,12 +10,11 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anyio
+import mcpbridge_cache
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
-
-import mcpbridge_cache
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
@@ -92,7 +91,9 @@ def cached_bridge(server: MCPServer) -> BridgeMaker:
     plugin (passed as a module) over the counting server, named "s"."""
 
     @asynccontextmanager
-    async def make(servers: dict[str, Any] | None = None, interceptors: Any = (), **settings: Any) -> AsyncIterator[MCPBridge]:
+    async def make(
+        servers: dict[str, Any] | None = None, interceptors: Any = (), **settings: Any
+    ) -> AsyncIterator[MCPBridge]:
         async with MCPBridge(
             servers or {"s": server},
             plugins=[mcpbridge_cache],

@@ -112,7 +112,7 @@ class AssembledToolCall:
         elif update in ("cache.hit", "cache.miss"):
             self.cached = update == "cache.hit"
         elif update.startswith("approval."):
-            self.approval = update.removeprefix("approval.")
+            self.approval = str(data["decision"]) if "decision" in data else update.removeprefix("approval.")
 
     def _apply_notes(self, notes: Iterable[Mapping[str, Any]]) -> None:
         for note in notes:

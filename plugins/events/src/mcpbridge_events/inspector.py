@@ -41,6 +41,7 @@ class CallBoard:
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._calls: dict[str, tuple[int, str]] = {}
+        """call id → (version of its latest change, JSON); dict order = order of first appearance."""
         self.version = 0
         self.closed = False
 
@@ -52,14 +53,16 @@ class CallBoard:
             self._changed.notify_all()
 
     def since(self, version: int, timeout: float) -> list[tuple[int, str]]:
-        """Calls changed after `version`, oldest change first; waits up to `timeout` for one."""
+        """Calls changed after `version` (all of them, in order of appearance, for a new page;
+        else oldest change first); waits up to `timeout` for one."""
         with self._changed:
             self._changed.wait_for(lambda: self.version > version or self.closed, timeout)
-            return sorted(entry for entry in self._calls.values() if entry[0] > version)
+            changed = [entry for entry in self._calls.values() if entry[0] > version]
+            return changed if version == 0 else sorted(changed)
 
     def snapshot(self) -> list[dict[str, Any]]:
         with self._changed:
-            return [json.loads(payload) for _, payload in sorted(self._calls.values())]
+            return [json.loads(payload) for _, payload in self._calls.values()]
 
     def close(self) -> None:
         with self._changed:
@@ -216,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self._write(": keep-alive\n\n")  # finds clients that went away
                 for version, payload in changes:
                     self._write(f"event: call\ndata: {payload}\n\n")
-                    seen = version
+                    seen = max(seen, version)
         except (BrokenPipeError, ConnectionResetError):
             return
 

@@ -126,7 +126,7 @@ function render(call) {
     card = el("article", "card");
     card.dataset.callId = call.callId;
     cards.set(call.callId, card);
-    document.getElementById("cards").prepend(card);
+    document.getElementById("cards").append(card);
     document.getElementById("empty").hidden = true;
   }
   const kind = kindOf(call);

@@ -1,0 +1,86 @@
+"""What the otel plugin costs per tool call when no OpenTelemetry SDK is configured (the
+default no-op tracer and meter providers of opentelemetry-api): a chain with the otel
+interceptor against the same chain with a pass-through interceptor. Budget: 5 µs per call.
+
+The raw mcp SDK call (`session.call_tool` on an in-process server) is measured in the same
+run for scale. Run: `.venv/bin/python bench/otel.py` (exits 1 over budget)."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from typing import Any
+
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent
+from opentelemetry import trace
+
+from mcpbridge import ToolCallHandler, ToolCallRequest, compose
+from mcpbridge_otel import OtelInterceptor
+
+BUDGET_US = 5.0
+CALLS = 20_000
+ROUNDS = 9
+RESULT = CallToolResult(content=[TextContent(type="text", text="hi")])
+
+
+async def terminal(request: ToolCallRequest) -> CallToolResult:
+    return RESULT
+
+
+async def pass_through(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+    return await handler(request)
+
+
+async def per_call_us(handler: ToolCallHandler, request: ToolCallRequest, calls: int) -> float:
+    started = time.perf_counter()
+    for _ in range(calls):
+        await handler(request)
+    return (time.perf_counter() - started) / calls * 1e6
+
+
+async def raw_sdk_call_us(calls: int = 300) -> float:
+    server = MCPServer("bench")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        return text
+
+    async with Client(server) as client:
+        await client.session.list_tools()
+        samples = []
+        for _ in range(calls):
+            started = time.perf_counter()
+            await client.session.call_tool("echo", {"text": "hi"})
+            samples.append((time.perf_counter() - started) * 1e6)
+    return statistics.median(samples)
+
+
+async def main() -> int:
+    assert not trace.get_tracer_provider().__class__.__module__.startswith("opentelemetry.sdk"), "no SDK here"
+    request = ToolCallRequest(name="echo", args={"text": "hi"}, server_name="bench")
+    with_otel = compose([OtelInterceptor(), pass_through], terminal)
+    without = compose([pass_through, pass_through], terminal)
+    await per_call_us(with_otel, request, 2_000)  # warm up
+    otel_us, noop_us = [], []
+    for _ in range(ROUNDS):  # interleaved, so drift hits both alike
+        otel_us.append(await per_call_us(with_otel, request, CALLS))
+        noop_us.append(await per_call_us(without, request, CALLS))
+    overhead = statistics.median(o - n for o, n in zip(otel_us, noop_us, strict=True))
+    raw = await raw_sdk_call_us()
+    print(f"chain with a pass-through interceptor : {statistics.median(noop_us):7.2f} µs/call")
+    print(f"chain with the otel interceptor       : {statistics.median(otel_us):7.2f} µs/call")
+    print(f"otel overhead without an SDK          : {overhead:7.2f} µs/call (budget {BUDGET_US:g} µs)")
+    print(f"raw mcp SDK call_tool, in-process      : {raw:7.1f} µs/call (for scale: {overhead / raw:.2%})")
+    if overhead > BUDGET_US:
+        print("FAIL: over budget")
+        return 1
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

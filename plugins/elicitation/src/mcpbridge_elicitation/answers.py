@@ -1,0 +1,109 @@
+"""What the person is shown (the interrupt payload), how their answers are checked, and
+`create_elicitation_resume`, which keys answers by interrupt id for `Command(resume=...)`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from langgraph.types import Interrupt
+from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult
+
+from mcpbridge.interrupts import interrupt_id, interrupt_payload
+
+PAYLOAD_TYPE = "mcp_elicitation"
+ACTIONS = ("accept", "decline", "cancel")
+
+
+def describe_requests(requests: Mapping[str, ElicitRequest]) -> dict[str, dict[str, Any]]:
+    """Each question as the payload shows it: form (message + schema) or url (message + url)."""
+    shown: dict[str, dict[str, Any]] = {}
+    for key, request in requests.items():
+        params = request.params
+        if isinstance(params, ElicitRequestFormParams):
+            shown[key] = {"mode": "form", "message": params.message, "requested_schema": dict(params.requested_schema)}
+        else:
+            shown[key] = {"mode": "url", "message": params.message, "url": params.url}
+    return shown
+
+
+def check_answers(requests: Mapping[str, Mapping[str, Any]], answers: Any, where: str) -> dict[str, dict[str, Any]]:
+    """`answers` for exactly the asked keys, each valid; a `ValueError` names what is wrong."""
+    if not isinstance(answers, Mapping):
+        raise ValueError(f"the answers for {where} must be a dict keyed by question ({sorted(requests)})")
+    missing, unknown = sorted(set(requests) - set(answers)), sorted(set(answers) - set(requests))
+    if missing or unknown:
+        raise ValueError(
+            f"the answers for {where} must answer exactly the questions {sorted(requests)}"
+            + (f"; missing {missing}" if missing else "")
+            + (f"; unknown {unknown}" if unknown else "")
+        )
+    return {key: _check_answer(requests[key], answers[key], f"{where}, question {key!r}") for key in requests}
+
+
+def _check_answer(request: Mapping[str, Any], answer: Any, where: str) -> dict[str, Any]:
+    if not isinstance(answer, Mapping) or answer.get("action") not in ACTIONS:
+        raise ValueError(f"the answer to {where} must be a dict whose `action` is one of {list(ACTIONS)}")
+    if answer["action"] != "accept":
+        return {"action": answer["action"]}
+    content = answer.get("content")
+    if request["mode"] == "url":
+        return {"action": "accept"}
+    if not isinstance(content, Mapping):
+        raise ValueError(f"accepting {where} needs `content`: a dict matching its requested_schema")
+    errors = list(Draft202012Validator(request["requested_schema"]).iter_errors(dict(content)))
+    if errors:
+        problems = "; ".join(
+            (f"field {'/'.join(str(p) for p in e.absolute_path)!r}: " if e.absolute_path else "") + e.message
+            for e in sorted(errors, key=lambda e: list(e.absolute_path))
+        )
+        raise ValueError(f"the content for {where} does not match its requested_schema: {problems}")
+    return {"action": "accept", "content": dict(content)}
+
+
+def answers_checker(requests: Mapping[str, Mapping[str, Any]], where: str) -> Callable[[Any], dict[str, dict[str, Any]]]:
+    def elicitation_answers(answers: Any) -> dict[str, dict[str, Any]]:
+        return check_answers(requests, answers, where)
+
+    return elicitation_answers
+
+
+def answers_schema(requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The JSON Schema clients see as the interrupt's `response_schema`."""
+    return {
+        "type": "object",
+        "properties": {
+            key: {
+                "type": "object",
+                "properties": {
+                    "action": {"enum": list(ACTIONS)},
+                    **({"content": request["requested_schema"]} if request["mode"] == "form" else {}),
+                },
+                "required": ["action"],
+            }
+            for key, request in requests.items()
+        },
+        "required": sorted(requests),
+        "additionalProperties": False,
+    }
+
+
+def as_results(answers: Mapping[str, Mapping[str, Any]]) -> dict[str, ElicitResult]:
+    return {key: ElicitResult.model_validate(answer) for key, answer in answers.items()}
+
+
+def create_elicitation_resume(
+    interrupt: Interrupt, answers: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """`{interrupt.id: answers}` for one paused call, checked now so mistakes surface here.
+
+    `answers` maps each question key to `{"action": "accept", "content": {...}}`,
+    `{"action": "decline"}` or `{"action": "cancel"}`. Merge several with `|` to resume
+    several paused calls (or an approval too) in one `Command(resume=...)`.
+    """
+    payload = interrupt_payload(interrupt)
+    if payload.get("type") != PAYLOAD_TYPE:
+        raise ValueError(f"interrupt {interrupt.id} is a {payload.get('type')!r} interrupt, not {PAYLOAD_TYPE!r}")
+    where = f"tool {payload['tool']!r} on server {payload['server']!r}"
+    return {interrupt_id(interrupt): check_answers(payload["requests"], answers, where)}

@@ -1,0 +1,38 @@
+"""The mcp `elicitation_callback` for one server: it declares the elicitation capability
+(servers that use `Resolve(Elicit)` require it) and answers legacy-protocol questions,
+which arrive mid-call and cannot pause a LangGraph agent, with `on_elicitation`."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from mcp.client.session import ClientRequestContext
+from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, ElicitRequestParams, ElicitResult, ErrorData
+
+from mcpbridge.errors import describe
+
+
+def elicitation_callback(server: str, on_elicitation: Callable[..., Any] | None) -> Any:
+    """An `ElicitationFnT` for `server` that delegates to `on_elicitation(server, params)`."""
+
+    async def answer(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
+        if on_elicitation is None:
+            return ErrorData(
+                code=INVALID_REQUEST,
+                message=(
+                    f"mcpbridge: server {server!r} asked for user input over the legacy protocol, where the agent "
+                    "cannot pause: set `on_elicitation` in [plugins.elicitation] to answer such questions, or "
+                    'connect with mode = "modern"'
+                ),
+            )
+        try:
+            reply = on_elicitation(server, params)
+            if inspect.isawaitable(reply):
+                reply = await reply
+            return reply if isinstance(reply, ElicitResult) else ElicitResult.model_validate(reply)
+        except Exception as exc:
+            return ErrorData(code=INTERNAL_ERROR, message=f"mcpbridge: on_elicitation failed: {describe(exc)}")
+
+    return answer

@@ -1,0 +1,125 @@
+"""The inspector's demo: a small MCP server (weather, calculator, a page fetcher that
+returns untrusted HTML) and a scripted agent that calls its tools in parallel, so the page
+shows every kind of card — running, weather, calculator, text, error — without a model."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import anyio
+from langchain_core.messages import AIMessage
+from langchain_core.tools import BaseTool
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel
+
+from mcpbridge_events.inspector import Inspector, serve
+
+UNTRUSTED_PAGE = '<h1>Offers</h1><script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
+"""What `fetch_page` returns: the inspector must show it as text, never run it."""
+
+
+class Forecast(BaseModel):
+    city: str
+    temperature_c: float
+    conditions: str
+    wind_kph: float
+
+
+def build_demo_server(delay: float = 1.0) -> MCPServer:
+    """The demo tools; each takes about `delay` seconds so the running cards are visible."""
+    server = MCPServer("demo")
+    readonly = ToolAnnotations(read_only_hint=True)
+
+    @server.tool(annotations=readonly)
+    async def get_forecast(city: str, ctx: Context) -> Forecast:
+        """Today's forecast for a city."""
+        steps = 4
+        for step in range(steps):
+            await ctx.report_progress(step, steps, f"asking station {step + 1} of {steps}")
+            await anyio.sleep(delay / steps)
+        return Forecast(city=city, temperature_c=4.5, conditions="light snow", wind_kph=12.0)
+
+    @server.tool(annotations=readonly)
+    async def add(a: float, b: float) -> float:
+        """Add two numbers."""
+        await anyio.sleep(delay / 2)
+        return a + b
+
+    @server.tool(annotations=readonly)
+    async def divide(a: float, b: float) -> float:
+        """Divide a by b."""
+        await anyio.sleep(delay / 2)
+        if b == 0:
+            raise ToolError("division by zero")
+        return a / b
+
+    @server.tool(annotations=readonly, structured_output=False)
+    async def fetch_page(url: str) -> str:
+        """The HTML of a web page (here: always the same untrusted page)."""
+        await anyio.sleep(delay / 3)
+        return UNTRUSTED_PAGE
+
+    return server
+
+
+def demo_turns(run: int) -> list[AIMessage]:
+    """One turn asking for four calls at once, then a final answer. Call ids carry the run
+    number so the cards of several runs stay apart."""
+    calls = [
+        ("get_forecast", {"city": "Oslo"}),
+        ("add", {"a": 2, "b": 3}),
+        ("divide", {"a": 1, "b": 0}),
+        ("fetch_page", {"url": "https://example.com/offers"}),
+    ]
+    asked = AIMessage(
+        "Let me look that up.",
+        tool_calls=[
+            {"name": name, "args": args, "id": f"run{run}-call-{i}", "type": "tool_call"}
+            for i, (name, args) in enumerate(calls, 1)
+        ],
+    )
+    return [asked, AIMessage("Oslo: 4.5 °C and light snow; 2 + 3 = 5; 1 / 0 has no answer. (scripted model)")]
+
+
+async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) -> None:
+    """One run of the scripted demo agent, streamed into the inspector."""
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from mcpbridge.demo.model import ScriptedChatModel
+
+    agent: Any = create_agent(ScriptedChatModel(turns=demo_turns(run)), tools, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": f"inspector-demo-{run}"}}
+    inputs = {"messages": [("user", "Weather in Oslo, 2 + 3, 1 / 0, and the offers page?")]}
+    async for _ in inspector.track(agent.astream(inputs, config, stream_mode=["updates", "custom"])):
+        pass
+
+
+def run_inspector_demo(*, host: str, port: int, delay: float, run_now: bool) -> int:
+    """Serve the inspector and run the demo agent until Ctrl-C."""
+    try:
+        asyncio.run(_serve_demo(host, port, delay, run_now))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+async def _serve_demo(host: str, port: int, delay: float, run_now: bool) -> None:
+    import mcpbridge_events
+    from mcpbridge import MCPBridge
+
+    loop = asyncio.get_running_loop()
+    requests: asyncio.Queue[None] = asyncio.Queue()
+    with serve(host, port, on_run=lambda: loop.call_soon_threadsafe(requests.put_nowait, None)) as inspector:
+        print(f"mcpbridge inspector: {inspector.url}  (scripted demo agent; Ctrl-C to stop)", flush=True)
+        async with MCPBridge({"demo": build_demo_server(delay)}, plugins=[mcpbridge_events]) as bridge:
+            tools: list[BaseTool] = list(await bridge.list_tools())
+            if run_now:
+                requests.put_nowait(None)
+            for run in itertools.count(1):
+                await requests.get()
+                await run_demo_agent(tools, inspector, run)

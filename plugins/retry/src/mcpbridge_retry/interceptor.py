@@ -1,0 +1,160 @@
+"""The interceptor: run the inner chain again after a transport failure or timeout, with
+exponential backoff and jitter, but only for calls that are safe to repeat."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from langgraph.errors import GraphBubbleUp
+from mcp.types import CallToolResult, TextContent
+from mcpbridge import ServerConnectionError, ToolCallHandler, ToolCallRequest, ToolTimeoutError
+from mcpbridge.errors import describe
+from mcpbridge.results import result_text
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    retry_if_not_exception_type,
+    retry_if_result,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_exponential_jitter,
+)
+
+from mcpbridge_retry.settings import Policy, RetrySettings, resolve
+
+logger = logging.getLogger("mcpbridge_retry")
+
+ARTIFACT_TYPE = "mcpbridge_retry"
+EVENT = "retry.attempt"
+E = TypeVar("E", bound=BaseException)
+
+
+class RetryInterceptor:
+    """Retries one bridge's calls according to its `[plugins.retry]` settings."""
+
+    def __init__(self, settings: RetrySettings) -> None:
+        self._settings = settings
+        self._policies: dict[tuple[str, str], Policy] = {}
+
+    def policy(self, server: str, tool: str) -> Policy:
+        key = (server, tool)
+        if key not in self._policies:
+            self._policies[key] = resolve(self._settings, server, tool)
+        return self._policies[key]
+
+    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        policy = self.policy(request.server_name, request.name)
+        if not policy.enabled:
+            return await handler(request)
+        call = _Call(request, handler, policy, unsafe_reason(policy, request))
+        try:
+            result = await call.run()
+        except (ServerConnectionError, ToolTimeoutError) as exc:
+            raise _with_note(exc, call.explain(exc)) from exc
+        finally:
+            request.artifact.append({"type": ARTIFACT_TYPE, "attempts": call.attempts})
+        if call.attempts > 1 and isinstance(result, CallToolResult) and result.is_error:
+            note = TextContent(type="text", text=f"(mcpbridge-retry: gave up after {call.attempts} attempts)")
+            result = result.model_copy(update={"content": [*result.content, note]})
+        return result
+
+
+@dataclass
+class _Call:
+    """One tool call and its attempts."""
+
+    request: ToolCallRequest
+    handler: ToolCallHandler
+    policy: Policy
+    unsafe: str | None
+    attempts: int = 0
+
+    async def run(self) -> Any:
+        policy = self.policy
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(policy.attempts) | stop_before_delay(policy.max_elapsed),
+            wait=wait_exponential_jitter(initial=policy.initial, max=policy.max, jitter=policy.initial),
+            # Interrupts must pass untouched: repeating one would ask the user twice.
+            retry=(retry_if_not_exception_type(GraphBubbleUp) & retry_if_exception(self._retry_error))
+            | retry_if_result(self._retry_result),
+            before_sleep=self._report,
+            retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
+        )
+        return await retrying(self._attempt)
+
+    async def _attempt(self) -> Any:
+        self.attempts += 1
+        return await self.handler(self.request)
+
+    def _retry_error(self, exc: BaseException) -> bool:
+        if isinstance(exc, ServerConnectionError):
+            # No tool named: the connection could not be opened, so the call never left.
+            return self.unsafe is None or exc.tool is None
+        return isinstance(exc, ToolTimeoutError) and self.policy.on_timeout and self.unsafe is None
+
+    def _retry_result(self, result: Any) -> bool:
+        if not (self.policy.error_patterns and self.unsafe is None):
+            return False
+        if not isinstance(result, CallToolResult) or not result.is_error:
+            return False
+        text = result_text(result)
+        return any(pattern.search(text) for pattern in self.policy.error_patterns)
+
+    def _report(self, state: RetryCallState) -> None:
+        outcome = state.outcome
+        failure = outcome.exception() if outcome is not None else None
+        error = describe(failure) if failure is not None else "error result: " + _first_line(outcome)
+        delay = state.upcoming_sleep
+        request = self.request
+        logger.info(
+            "mcpbridge-retry: %s/%s attempt %d failed (%s); retrying in %.2f s",
+            request.server_name,
+            request.name,
+            state.attempt_number,
+            error,
+            delay,
+        )
+        request.notify(EVENT, attempt=state.attempt_number + 1, error=error, delay=delay)
+
+    def explain(self, exc: BaseException) -> str:
+        """Why the final error is final, for its message."""
+        if self.attempts > 1:
+            return f"gave up after {self.attempts} attempts"
+        if self.unsafe is not None:
+            return f"not retried: {self.unsafe}"
+        if isinstance(exc, ToolTimeoutError) and not self.policy.on_timeout:
+            return "not retried: retrying timeouts is off (`on_timeout = false`)"
+        return "gave up after 1 attempt"
+
+
+def unsafe_reason(policy: Policy, request: ToolCallRequest) -> str | None:
+    """None when repeating the call is safe; else why it is not (for the error message)."""
+    where = f"[plugins.retry.servers.{request.server_name}.tools.{request.name}]"
+    if policy.idempotent is not None:
+        return None if policy.idempotent else f"{where} sets `idempotent = false`"
+    annotations = request.tool.annotations if request.tool is not None else None
+    if annotations is not None and (annotations.read_only_hint or annotations.idempotent_hint):
+        return None
+    return (
+        f"MCP tool {request.name!r} on server {request.server_name!r} is not annotated readOnlyHint or "
+        "idempotentHint, so the failed call may already have run on the server; if repeating it is safe, "
+        f"set `idempotent = true` under {where}"
+    )
+
+
+def _with_note(exc: E, note: str) -> E:
+    """A copy of `exc`, same type and attributes (so the core and outer interceptors treat it
+    as before), whose message ends with `note`."""
+    copy = type(exc).__new__(type(exc))
+    copy.__dict__.update(exc.__dict__)
+    copy.args = (f"{exc} ({note})",)
+    return copy
+
+
+def _first_line(outcome: Any) -> str:
+    result = outcome.result() if outcome is not None else None
+    text = result_text(result) if isinstance(result, CallToolResult) else ""
+    return text.splitlines()[0] if text else "(no text)"

@@ -1,0 +1,87 @@
+"""Which calls need approval: annotations, rules with argument conditions, the predicate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp.types import Tool
+
+import mcpbridge_approval
+from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
+from mcpbridge_approval import Settings, needs_approval
+
+from . import approval_servers
+
+
+@pytest.fixture
+async def server_tools() -> dict[str, Tool]:
+    async with MCPBridge({"files": approval_servers.build()}, plugins=[]) as bridge:
+        return {tool.name: tool for tool in await bridge.connections["files"].list_tools()}
+
+
+def call(tools: dict[str, Tool], name: str, server: str = "files", **args: Any) -> ToolCallRequest:
+    return ToolCallRequest(name=name, args=args, server_name=server, tool=tools[name])
+
+
+async def test_annotations_decide_by_default(server_tools: dict[str, Tool]) -> None:
+    settings = Settings()
+    assert needs_approval(settings, call(server_tools, "delete_file", path="x"))
+    assert not needs_approval(settings, call(server_tools, "read_file", path="x"))
+    assert not needs_approval(settings, call(server_tools, "transfer", amount=1, to="bob"))
+    assert not needs_approval(settings, call(server_tools, "touch", path="x"))
+    assert needs_approval(Settings(require_unannotated=True), call(server_tools, "touch", path="x"))
+
+
+async def test_rules_require_or_waive_by_server_tool_and_arguments(server_tools: dict[str, Tool]) -> None:
+    settings = Settings.model_validate(
+        {
+            "rules": [
+                {"server": "files", "tool": "delete_file", "approval": "waive", "when": [{"argument": "path", "glob": "/tmp/*"}]},
+                {"tool": "transfer", "approval": "require", "when": [{"argument": "amount", "above": 100}]},
+                {"tool": "transfer", "approval": "require", "when": [{"argument": "to", "regex": "^ext-"}]},
+                {"server": "sandbox", "approval": "waive"},
+                {"tool": "read_file", "approval": "require", "when": [{"argument": "path", "equals": "secrets"}]},
+            ]
+        }
+    )
+    assert not needs_approval(settings, call(server_tools, "delete_file", path="/tmp/a"))
+    assert needs_approval(settings, call(server_tools, "delete_file", path="/etc/a"))
+    assert needs_approval(settings, call(server_tools, "transfer", amount=101, to="bob"))
+    assert not needs_approval(settings, call(server_tools, "transfer", amount=100, to="bob"))
+    assert needs_approval(settings, call(server_tools, "transfer", amount=5, to="ext-eve"))
+    assert not needs_approval(settings, call(server_tools, "delete_file", server="sandbox", path="/etc"))
+    assert needs_approval(settings, call(server_tools, "read_file", path="secrets"))
+    assert not needs_approval(settings, call(server_tools, "read_file", path="public"))
+
+
+async def test_predicate_is_asked_first_and_may_defer(server_tools: dict[str, Tool]) -> None:
+    def predicate(request: ToolCallRequest) -> bool | None:
+        if request.args.get("path") == "vip":
+            return True
+        return False if request.args.get("path") == "junk" else None
+
+    settings = Settings(predicate=predicate)
+    assert needs_approval(settings, call(server_tools, "read_file", path="vip"))
+    assert not needs_approval(settings, call(server_tools, "delete_file", path="junk"))
+    assert needs_approval(settings, call(server_tools, "delete_file", path="other"))
+
+
+async def test_predicate_from_an_import_string(server_tools: dict[str, Tool]) -> None:
+    settings = Settings.model_validate({"predicate": "operator:not_"})  # a request is truthy: not_ waives all
+    assert not needs_approval(settings, call(server_tools, "delete_file", path="x"))
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        ({"rulez": []}, "`plugins.approval.rulez`: unknown key"),
+        ({"rules": [{"tool": "x"}]}, "rules.0.approval"),
+        ({"rules": [{"approval": "require", "when": [{"argument": "a", "glob": "*", "above": 1}]}]}, "exactly one of"),
+        ({"allowed_decisions": ["approve", "veto"]}, "allowed_decisions.1"),
+        ({"predicate": "no_such_module:thing"}, "plugins.approval.predicate"),
+    ],
+)
+def test_bad_settings_name_the_key(table: dict[str, Any], expected: str) -> None:
+    with pytest.raises(ConfigError, match=expected):
+        MCPBridge({"files": approval_servers.build()}, plugins=[mcpbridge_approval], plugin_settings={"approval": table})

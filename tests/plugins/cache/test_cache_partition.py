@@ -1,0 +1,138 @@
+"""Tenant safety: callers with different identities never share an entry."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+import mcpbridge_cache
+from mcpbridge import MCPBridge, ToolCallRequest
+from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import make_runtime, make_tool_call
+from tests.conftest import serve_http
+
+from .conftest import BridgeMaker, cache_entries, counting_server, user_header
+
+USERS = 200
+
+
+@pytest.fixture
+def http_server(calls: Counter[str]) -> Iterator[dict[str, Any]]:
+    """The counting server over streamable HTTP, where `whoami` reads the caller's header."""
+    base, server, thread = serve_http(counting_server(calls).streamable_http_app())
+    yield {"url": f"{base}/mcp"}
+    server.should_exit = True
+    thread.join(timeout=5)
+
+
+async def whoami_as_everyone(bridge: MCPBridge) -> list[tuple[str, str, bool]]:
+    """Every user calls `whoami` at once; returns (user, answer, hit) per call."""
+    [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "whoami"]
+
+    async def one(user: str) -> tuple[str, str, bool]:
+        runtime = make_runtime({"user_id": user})
+        message = await tool.ainvoke(make_tool_call(tool, {}, runtime=runtime))
+        return user, message.content[0]["text"], cache_entries(message)[0]["hit"]
+
+    return await asyncio.gather(*(one(f"user-{i}") for i in range(USERS)))
+
+
+async def test_200_concurrent_users_never_see_each_others_entries(
+    cached_bridge: BridgeMaker, http_server: dict[str, Any], calls: Counter[str]
+) -> None:
+    async with cached_bridge(
+        {"s": http_server},
+        interceptors=[user_header],
+        partition_by=["context.user_id"],
+        tools=[{"server": "s", "tool": "whoami"}],
+    ) as bridge:
+        first = await whoami_as_everyone(bridge)
+        second = await whoami_as_everyone(bridge)
+    assert [(user, answer) for user, answer, _ in first + second if user != answer] == []
+    assert calls["whoami"] == USERS
+    assert all(hit for _, _, hit in second)
+
+
+async def test_without_a_partition_users_would_share(
+    cached_bridge: BridgeMaker, http_server: dict[str, Any], calls: Counter[str]
+) -> None:
+    """The control for the test above: it can fail."""
+    async with cached_bridge(
+        {"s": http_server}, interceptors=[user_header], tools=[{"server": "s", "tool": "whoami"}]
+    ) as bridge:
+        answers = await whoami_as_everyone(bridge)
+    assert sum(user != answer for user, answer, _ in answers) == USERS - 1
+    assert calls["whoami"] == 1
+
+
+async def test_a_call_without_identity_is_not_cached(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
+    async with cached_bridge(partition_by=["context.user_id"]) as bridge:
+        [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "lookup"]
+        for runtime in (None, None, make_runtime({"team": "a"})):
+            message = await tool.ainvoke(make_tool_call(tool, {"q": "x"}, runtime=runtime))
+    assert calls["lookup"] == 3
+    assert cache_entries(message) == [
+        {"type": "mcpbridge_cache", "hit": False, "bypass": "no value for identity source context.user_id"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "same", "other"),
+    [
+        ("header.X-Tenant", {"headers": {"x-tenant": "a"}}, {"headers": {"x-tenant": "b"}}),
+        ("config.configurable.user_id", {"config": {"user_id": "a"}}, {"config": {"user_id": "b"}}),
+        ("state.org.id", {"state": {"org": {"id": 1}}}, {"state": {"org": {"id": 2}}}),
+    ],
+)
+async def test_identity_sources(
+    cached_bridge: BridgeMaker, calls: Counter[str], source: str, same: dict[str, Any], other: dict[str, Any]
+) -> None:
+    async with cached_bridge(partition_by=[source]) as bridge:
+        [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "lookup"]
+        [cache] = mcpbridge_cache.interceptors_of(bridge)
+
+        async def ask(where: dict[str, Any]) -> bool:
+            runtime = make_runtime(
+                state=where.get("state"), config={"configurable": where["config"]} if "config" in where else None
+            )
+            request = ToolCallRequest(
+                "lookup", {"q": "x"}, "s", headers=where.get("headers"), runtime=runtime, tool=tool.binding.mcp_tool
+            )
+            # the in-process server carries no headers: drop them after the cache has read them
+            await cache(request, lambda r: bridge.connections["s"].call_tool(r.override(headers=None)))
+            return bool(request.artifact[0]["hit"])
+
+        assert [await ask(same), await ask(same), await ask(other), await ask(other)] == [False, True, False, True]
+    assert calls["lookup"] == 2
+
+
+@dataclass
+class Context:
+    user_id: str
+
+
+async def test_in_an_agent_the_hit_is_in_the_tool_message(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
+    async with cached_bridge(partition_by=["context.user_id"]) as bridge:
+        tools = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "lookup"]
+
+        async def run(thread: str, user: str) -> ToolMessage:
+            model = ScriptedChatModel(turns=[tool_call_turn(("lookup", {"q": "x"}))])
+            agent = create_agent(model, tools, context_schema=Context, checkpointer=InMemorySaver())
+            out = await agent.ainvoke(
+                {"messages": [("user", "go")]}, {"configurable": {"thread_id": thread}}, context=Context(user)
+            )
+            [message] = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+            return message
+
+        first, again, other = await run("1", "ann"), await run("2", "ann"), await run("3", "bob")
+    assert [cache_entries(m)[0]["hit"] for m in (first, again, other)] == [False, True, False]
+    assert again.content == first.content
+    assert calls["lookup"] == 2
