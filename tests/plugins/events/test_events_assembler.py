@@ -8,6 +8,7 @@ import asyncio
 from typing import Any, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command, interrupt
 
@@ -125,9 +126,6 @@ async def test_a_call_in_a_subgraph_carries_the_stream_namespace() -> None:
         builder = StateGraph(Outer)
         builder.add_node("assistant", inner)
         builder.add_edge(START, "assistant")
-        graph = builder.compile(checkpointer=True)
-        from langgraph.checkpoint.memory import InMemorySaver
-
         graph = builder.compile(checkpointer=InMemorySaver())
         chunks = await stream(graph, USER, ["custom", "tools"], subgraphs=True)
     tool_namespaces = {tuple(c[0]) for c in chunks if c[1] == "tools"}

@@ -16,6 +16,8 @@ import mcpbridge_otel
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 
+from tests.conftest import stdio_config
+
 from .conftest import Telemetry, build_server
 
 
@@ -130,3 +132,23 @@ async def test_found_through_its_entry_point(telemetry: Telemetry) -> None:
         echo = next(t for t in await bridge.list_tools() if t.name == "echo")
         await echo.ainvoke({"text": "hi"})
     assert telemetry.one("execute_tool echo").attributes
+
+
+async def test_stdio_server_is_a_pipe(telemetry: Telemetry) -> None:
+    async with MCPBridge({"basic": stdio_config()}, plugins=[mcpbridge_otel]) as bridge:
+        echo = next(t for t in await bridge.list_tools() if t.name == "echo")
+        await echo.ainvoke({"text": "hi"})
+    attrs = dict(telemetry.one("execute_tool echo").attributes or {})
+    assert attrs["network.transport"] == "pipe"
+    assert "server.address" not in attrs
+
+
+def test_sync_invoke_keeps_the_callers_trace(telemetry: Telemetry) -> None:
+    tracer = trace.get_tracer("test")
+    with MCPBridge({"calc": {"server": build_server(), "mode": "legacy"}}, plugins=[mcpbridge_otel]) as bridge:
+        echo = next(t for t in bridge.list_tools_sync() if t.name == "echo")
+        with tracer.start_as_current_span("sync caller") as outer:
+            [block] = echo.invoke({"text": "hi"})
+    assert block["text"] == "hi"
+    ours = assert_one_trace(telemetry, "echo")
+    assert _parent_id(ours) == outer.get_span_context().span_id

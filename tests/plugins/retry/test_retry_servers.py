@@ -8,27 +8,36 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import mcpbridge_headers
 import mcpbridge_retry
-from mcpbridge import MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
+import pytest
+from mcpbridge import MCPBridge, MCPTool, ServerConnectionError, ToolCallHandler, ToolCallRequest
 from mcpbridge.config import build_settings
 from mcpbridge.testing import make_runtime, make_tool_call
+
 from tests.conftest import ROOT, serve_http
 from tests.plugins.retry.servers import Flaky, calls
 
 FAST = {"initial": 0.01, "max": 0.05}
-RETRY = {"artifact": {"type": "mcpbridge_retry", "attempts": 2}}
 
 
 def dying_server(state: Path) -> dict[str, Any]:
     return {"command": sys.executable, "args": ["-m", "tests.plugins.retry.servers", str(state)], "cwd": str(ROOT)}
 
 
-async def invoke(bridge: MCPBridge, name: str, args: Mapping[str, Any], runtime: Any = None) -> Any:
-    [tool] = [t for t in await bridge.list_tools() if t.name == name]
-    return await tool.ainvoke(make_tool_call(tool, args, runtime=runtime))
+class Agentless:
+    """Calls tools as an agent would, with the tools of one listing (so a call never lists,
+    and so never reconnects, on its own)."""
+
+    def __init__(self, bridge: MCPBridge) -> None:
+        self.bridge = bridge
+        self.tools: dict[str, MCPTool] = {}
+
+    async def __call__(self, name: str, args: Mapping[str, Any], runtime: Any = None) -> Any:
+        if not self.tools:
+            self.tools = {t.name: t for t in await self.bridge.list_tools()}
+        tool = self.tools[name]
+        return await tool.ainvoke(make_tool_call(tool, args, runtime=runtime))
 
 
 def retry_entries(message: Any) -> list[dict[str, Any]]:
@@ -39,9 +48,10 @@ async def test_read_only_call_on_a_dying_stdio_server_reconnects_and_succeeds(tm
     async with MCPBridge(
         {"db": dying_server(tmp_path)}, plugins=[mcpbridge_retry], plugin_settings={"retry": FAST}
     ) as bridge:
-        first = await invoke(bridge, "lookup", {"key": "a"})
+        invoke = Agentless(bridge)
+        first = await invoke("lookup", {"key": "a"})
         (tmp_path / "die-lookup").touch()
-        message = await invoke(bridge, "lookup", {"key": "b"})
+        message = await invoke("lookup", {"key": "b"})
     [(_, pid1), (_, dead), (_, pid2)] = calls(tmp_path)
     assert first.content[0]["text"] == f"a@{pid1}"
     assert dead == pid1 != pid2
@@ -57,8 +67,9 @@ async def test_destructive_call_is_not_repeated_and_the_error_says_why(tmp_path:
         plugin_settings={"retry": FAST},
         handle_transport_errors=True,
     ) as bridge:
+        invoke = Agentless(bridge)
         (tmp_path / "die-delete_record").touch()
-        message = await invoke(bridge, "delete_record", {"key": "k"})
+        message = await invoke("delete_record", {"key": "k"})
         assert message.status == "error"
         assert "not retried: MCP tool 'delete_record' on server 'db' is not annotated readOnlyHint" in message.content
         assert "set `idempotent = true` under [plugins.retry.servers.db.tools.delete_record]" in message.content
@@ -68,7 +79,7 @@ async def test_destructive_call_is_not_repeated_and_the_error_says_why(tmp_path:
         # A call that never reached the server (its connection could not be opened) is
         # safe to repeat for any tool: the server refuses to start once, then works.
         (tmp_path / "refuse-start").touch()
-        again = await invoke(bridge, "delete_record", {"key": "k"})
+        again = await invoke("delete_record", {"key": "k"})
     assert again.status == "success"
     assert retry_entries(again) == [{"type": "mcpbridge_retry", "attempts": 2}]
     assert [tool for tool, _ in calls(tmp_path)] == ["delete_record", "delete_record"]
@@ -77,11 +88,12 @@ async def test_destructive_call_is_not_repeated_and_the_error_says_why(tmp_path:
 async def test_without_handle_transport_errors_the_final_error_is_raised_with_its_attempts(tmp_path: Path) -> None:
     settings = {"retry": {**FAST, "attempts": 2}}
     async with MCPBridge({"db": dying_server(tmp_path)}, plugins=[mcpbridge_retry], plugin_settings=settings) as bridge:
-        await invoke(bridge, "lookup", {"key": "warm"})
+        invoke = Agentless(bridge)
+        await invoke("lookup", {"key": "warm"})
         (tmp_path / "die-lookup").touch()
         (tmp_path / "refuse-start").touch()
         with pytest.raises(ServerConnectionError, match=r"server 'db' is unreachable: .*\(gave up after 2 attempts\)"):
-            await invoke(bridge, "lookup", {"key": "x"})
+            await invoke("lookup", {"key": "x"})
 
 
 async def test_timeouts_of_a_flaky_server_are_retried_with_backoff_and_reported() -> None:
@@ -102,7 +114,8 @@ async def test_timeouts_of_a_flaky_server_are_retried_with_backoff_and_reported(
         plugin_settings={"retry": {"initial": 0.05, "max": 0.1}},
     )
     async with bridge:
-        message = await invoke(bridge, "read_report", {"name": "q3"})
+        invoke = Agentless(bridge)
+        message = await invoke("read_report", {"name": "q3"})
     assert message.status == "success"
     assert message.content[0]["text"] == "report q3"
     assert retry_entries(message) == [{"type": "mcpbridge_retry", "attempts": 3}]
@@ -123,7 +136,8 @@ async def test_non_idempotent_timeout_is_retried_only_when_config_says_so() -> N
             plugin_settings={"retry": {**FAST, "servers": {"reports": tool_settings}}},
         )
         async with bridge:
-            message = await invoke(bridge, "reports_write_report", {"name": "q3"})
+            invoke = Agentless(bridge)
+            message = await invoke("reports_write_report", {"name": "q3"})
         assert flaky.calls["write_report"] == expected
         assert retry_entries(message) == [{"type": "mcpbridge_retry", "attempts": expected}]
         assert message.status == ("success" if idempotent else "error")
@@ -147,9 +161,10 @@ async def test_http_503_error_results_retry_by_pattern_and_resend_headers() -> N
             },
         )
         async with bridge:
-            message = await invoke(bridge, "account", {}, runtime=make_runtime({"user_id": "u-42"}))
+            invoke = Agentless(bridge)
+            message = await invoke("account", {}, runtime=make_runtime({"user_id": "u-42"}))
             failures[0] = 5
-            given_up = await invoke(bridge, "account", {}, runtime=make_runtime({"user_id": "u-43"}))
+            given_up = await invoke("account", {}, runtime=make_runtime({"user_id": "u-43"}))
     finally:
         server.should_exit = True
         thread.join(timeout=5)
@@ -179,7 +194,9 @@ def failing_tool_calls(app: Any, failures: list[int], seen: list[str | None]) ->
             seen.append(dict(scope["headers"]).get(b"x-user-id", b"").decode() or None)
             if failures[0] > 0:
                 failures[0] -= 1
-                await send({"type": "http.response.start", "status": 503, "headers": [(b"content-type", b"text/plain")]})
+                await send(
+                    {"type": "http.response.start", "status": 503, "headers": [(b"content-type", b"text/plain")]}
+                )
                 return await send({"type": "http.response.body", "body": b"overloaded"})
         replayed = False
 

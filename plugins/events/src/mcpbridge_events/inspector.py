@@ -98,7 +98,9 @@ class Inspector:
 
     def start(self) -> Inspector:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._server.serve_forever, name="mcpbridge-inspector", daemon=True)
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="mcpbridge-inspector", daemon=True
+            )
             self._thread.start()
         return self
 

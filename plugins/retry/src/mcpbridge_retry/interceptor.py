@@ -76,7 +76,7 @@ class _Call:
         policy = self.policy
         retrying = AsyncRetrying(
             stop=stop_after_attempt(policy.attempts) | stop_before_delay(policy.max_elapsed),
-            wait=wait_exponential_jitter(initial=policy.initial, max=policy.max, jitter=policy.initial),
+            wait=wait_exponential_jitter(multiplier=policy.initial, max=policy.max, jitter=policy.initial),
             # Interrupts must pass untouched: repeating one would ask the user twice.
             retry=(retry_if_not_exception_type(GraphBubbleUp) & retry_if_exception(self._retry_error))
             | retry_if_result(self._retry_result),

@@ -1,5 +1,5 @@
 // mcpbridge inspector: one card per tool call, live over Server-Sent Events.
-// Every value from a tool goes through textContent, never innerHTML: output is untrusted.
+// Every value from a tool goes through textContent, never parsed as HTML: output is untrusted.
 "use strict";
 
 const CALC = { add: "+", subtract: "−", sub: "−", multiply: "×", mul: "×", divide: "÷", div: "÷", power: "^", pow: "^" };

@@ -1,0 +1,97 @@
+"""Sample MCP servers for the demo. `python -m mcpbridge.demo.servers NAME` serves one over stdio."""
+
+from __future__ import annotations
+
+import base64
+import sys
+import zlib
+from collections.abc import Callable
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ImageContent, TextContent, ToolAnnotations
+from pydantic import BaseModel
+
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+
+
+class Forecast(BaseModel):
+    city: str
+    temperature_c: float
+    conditions: str
+
+
+def _sun_png() -> str:
+    """A tiny 8×8 yellow PNG, built here so the demo ships no binary files."""
+    raw = b"".join(b"\x00" + b"\xff\xd0\x20" * 8 for _ in range(8))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
+
+    header = (8).to_bytes(4, "big") * 2 + bytes([8, 2, 0, 0, 0])
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    return base64.b64encode(png).decode()
+
+
+def weather() -> MCPServer:
+    server = MCPServer("weather")
+
+    @server.tool(annotations=READ_ONLY)
+    def get_forecast(city: str) -> Forecast:
+        """Today's forecast for a city."""
+        return Forecast(city=city, temperature_c=round(4 + len(city) * 1.5, 1), conditions="sunny spells")
+
+    @server.tool(annotations=READ_ONLY, structured_output=False)
+    def forecast_map(city: str) -> list[TextContent | ImageContent]:
+        """A weather map image for a city."""
+        return [
+            TextContent(type="text", text=f"Weather map for {city}"),
+            ImageContent(type="image", data=_sun_png(), mime_type="image/png"),
+        ]
+
+    return server
+
+
+def calculator() -> MCPServer:
+    server = MCPServer("calculator")
+
+    @server.tool(annotations=READ_ONLY)
+    def add(a: float, b: float) -> float:
+        """Add two numbers."""
+        return a + b
+
+    @server.tool(annotations=READ_ONLY)
+    def divide(a: float, b: float) -> float:
+        """Divide a by b."""
+        if b == 0:
+            raise ToolError("cannot divide by zero")
+        return a / b
+
+    return server
+
+
+def crm() -> MCPServer:
+    server = MCPServer("crm")
+    contacts = {"c1": "Ada Lovelace", "c2": "Alan Turing"}
+
+    @server.tool(annotations=READ_ONLY)
+    def list_contacts(ctx: Context) -> str:
+        """The caller's contacts (the caller is named by the x-user-id header)."""
+        user = (ctx.headers or {}).get("x-user-id", "anonymous")
+        return f"contacts of user {user}: " + ", ".join(f"{k}={v}" for k, v in contacts.items())
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=True))
+    def delete_contact(contact_id: str) -> str:
+        """Delete a contact for good."""
+        name = contacts.pop(contact_id, None)
+        if name is None:
+            raise ToolError(f"no contact {contact_id}")
+        return f"deleted {name}"
+
+    return server
+
+
+SERVERS: dict[str, Callable[[], MCPServer]] = {"weather": weather, "calculator": calculator, "crm": crm}
+
+if __name__ == "__main__":
+    SERVERS[sys.argv[1]]().run("stdio")

@@ -1,0 +1,160 @@
+"""The inspector's server without a browser: SSE carries every change of every call, the
+page is self-contained, foreign hosts and cross-site posts are refused, the CLI demo runs."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+import mcpbridge_events
+from mcpbridge import MCPBridge
+from mcpbridge_events.inspector import Inspector, serve
+
+from .events_support import USER, agent, ask, build_server
+
+
+def read_events(url: str, until: int, into: list[tuple[str, Any]]) -> None:
+    """Collect SSE events from `url` until `until` calls have settled (run in a thread)."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    connection.request("GET", "/events")
+    response = connection.getresponse()
+    kind = None
+    settled: set[str] = set()
+    while len(settled) < until:
+        line = response.readline().decode().rstrip("\n")
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: "):
+            data = json.loads(line[6:])
+            into.append((kind, data))
+            if kind == "call" and data["status"] != "running":
+                settled.add(data["callId"])
+    connection.close()
+
+
+def request(url: str, method: str = "GET", headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+    connection.request(method, parts.path or "/", headers=headers or {})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, dict(response.getheaders()), body
+
+
+async def test_the_event_stream_shows_each_call_running_then_settled() -> None:
+    events: list[tuple[str, Any]] = []
+    with serve(port=0) as inspector:
+        reader = threading.Thread(target=read_events, args=(inspector.url, 3, events), daemon=True)
+        reader.start()
+        time.sleep(0.2)  # let the page connect before the run, as a watching user would
+        async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events]) as bridge:
+            graph = agent(
+                await bridge.list_tools(),
+                ask(("get_forecast", {"city": "Oslo"}), ("add", {"a": 2, "b": 3}), ("divide", {"a": 1, "b": 0})),
+            )
+            config = {"configurable": {"thread_id": "t1"}}
+            async for _ in inspector.track(graph.astream(USER, config, stream_mode=["updates", "custom"])):
+                pass
+        reader.join(timeout=10)
+        assert not reader.is_alive()
+        snapshot = json.loads(urllib.request.urlopen(inspector.url + "calls", timeout=5).read())
+    assert events[0] == ("hello", {"title": "mcpbridge inspector", "canRun": False})
+    statuses: dict[str, list[str]] = {}
+    for kind, data in events[1:]:
+        assert kind == "call"
+        statuses.setdefault(data["callId"], []).append(data["status"])
+    for call_id, seen in statuses.items():
+        assert seen[0] == "running", call_id
+    assert statuses["call-1"][-1] == "finished" and statuses["call-3"][-1] == "error"
+    assert [(c["callId"], c["status"]) for c in snapshot] == [
+        ("call-1", "finished"),
+        ("call-2", "finished"),
+        ("call-3", "error"),
+    ]
+
+
+def test_a_late_page_gets_every_call_in_order() -> None:
+    from mcpbridge_events import AssembledToolCall
+
+    with serve(port=0) as inspector:
+        first = AssembledToolCall(call_id="a", name="add")
+        inspector.publish(first)
+        inspector.publish(AssembledToolCall(call_id="b", name="divide", status="error", error="division by zero"))
+        first.status = "finished"
+        inspector.publish(first)  # a later change must not reorder the cards
+        events: list[tuple[str, Any]] = []
+        read_events(inspector.url, 2, events)
+    assert [(d["callId"], d["status"]) for k, d in events if k == "call"] == [("a", "finished"), ("b", "error")]
+
+
+def test_the_page_is_self_contained_and_locked_down() -> None:
+    with serve(port=0) as inspector:
+        status, headers, page = request(inspector.url)
+        assert status == 200
+        assert "default-src 'none'" in headers["Content-Security-Policy"]
+        assert not re.search(rb"(src|href)=\"(https?:)?//", page), "the page must not load anything from elsewhere"
+        for asset in (b"app.js", b"style.css"):
+            assert asset in page
+            assert request(inspector.url + asset.decode())[0] == 200
+        assert b"innerHTML" not in request(inspector.url + "app.js")[2]
+        assert request(inspector.url, headers={"Host": "attacker.example:80"})[0] == 403
+        assert request(inspector.url + "run", "POST")[0] == 403  # no X-Inspector header: cross-site
+        assert request(inspector.url + "run", "POST", {"X-Inspector": "1"})[0] == 404  # nothing to run
+
+
+def test_the_run_button_calls_on_run() -> None:
+    runs: list[int] = []
+    with Inspector(port=0, on_run=lambda: runs.append(1)) as inspector:
+        assert request(inspector.url + "run", "POST", {"X-Inspector": "1"})[0] == 202
+    assert runs == [1]
+
+
+def test_python_m_mcpbridge_events_inspect_serves_the_demo() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpbridge_events", "inspect", "--port", "0", "--delay", "0.05"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert match, f"no URL in {line!r}; stderr: {process.stderr.read() if process.poll() is not None else ''}"
+        deadline = time.monotonic() + 30
+        calls: list[dict[str, Any]] = []
+        while time.monotonic() < deadline:
+            calls = json.loads(urllib.request.urlopen(match.group(0) + "calls", timeout=5).read())
+            if len(calls) == 4 and all(c["status"] != "running" for c in calls):
+                break
+            time.sleep(0.1)
+        assert {c["name"]: c["status"] for c in calls} == {
+            "get_forecast": "finished",
+            "add": "finished",
+            "divide": "error",
+            "fetch_page": "finished",
+        }
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.mark.parametrize("argv", [["inspect", "--port", "x"], []])
+def test_bad_command_lines_exit_with_usage(argv: list[str]) -> None:
+    from mcpbridge_events.inspector import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
