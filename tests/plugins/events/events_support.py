@@ -69,7 +69,8 @@ def ask(*calls: tuple[str, dict[str, Any]], prefix: str = "call") -> AIMessage:
     return AIMessage(
         "",
         tool_calls=[
-            {"name": name, "args": args, "id": f"{prefix}-{i}", "type": "tool_call"} for i, (name, args) in enumerate(calls, 1)
+            {"name": name, "args": args, "id": f"{prefix}-{i}", "type": "tool_call"}
+            for i, (name, args) in enumerate(calls, 1)
         ],
     )
 

@@ -45,7 +45,10 @@ async def test_parallel_calls_each_get_their_own_lifecycle() -> None:
     forecast = calls["call-1"]
     assert forecast[0]["name"] == "get_forecast" and forecast[0]["input"] == {"city": "Oslo"}
     progress = [e for e in forecast if e["event"] == "progress"]
-    assert [(p["progress"], p["total"], p["message"]) for p in progress] == [(1, 2, "asking the station"), (2, 2, "done")]
+    assert [(p["progress"], p["total"], p["message"]) for p in progress] == [
+        (1, 2, "asking the station"),
+        (2, 2, "done"),
+    ]
     assert forecast[-1] == {
         "type": "mcpbridge.tool_call",
         "event": "finished",
@@ -70,7 +73,9 @@ async def test_other_plugins_show_up_as_fields_of_the_same_call() -> None:
         request.artifact.append({"type": "not_ours", "x": 1})
         return await handler(request)
 
-    async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events], interceptors=[busy_plugins]) as bridge:
+    async with MCPBridge(
+        {"weather": build_server()}, plugins=[mcpbridge_events], interceptors=[busy_plugins]
+    ) as bridge:
         graph = agent(await bridge.list_tools(), ask(("add", {"a": 1, "b": 1})))
         chunks = await stream(graph, USER, ["updates", "custom"])
     events = lifecycle(chunks)
@@ -89,7 +94,12 @@ async def test_other_plugins_show_up_as_fields_of_the_same_call() -> None:
         assembler.feed(chunk)
     [call] = assembler.tool_calls
     assert (call.status, call.cached, call.attempts, call.approval) == ("finished", True, 2, "approve")
-    assert [u["update"] for u in call.updates] == ["approval.requested", "approval.decided", "retry.attempt", "cache.hit"]
+    assert [u["update"] for u in call.updates] == [
+        "approval.requested",
+        "approval.decided",
+        "retry.attempt",
+        "cache.hit",
+    ]
 
 
 async def test_an_interrupt_passes_through_and_the_resumed_call_finishes() -> None:
@@ -141,7 +151,9 @@ async def test_settings_can_keep_arguments_and_outputs_off_the_stream() -> None:
 
 def test_an_unknown_setting_names_the_key() -> None:
     with pytest.raises(ConfigError, match=r"plugins\.events\.include_args.*unknown key"):
-        MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events], plugin_settings={"events": {"include_args": 1}})
+        MCPBridge(
+            {"weather": build_server()}, plugins=[mcpbridge_events], plugin_settings={"events": {"include_args": 1}}
+        )
 
 
 async def test_found_through_its_entry_point() -> None:

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcpbridge_otel
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, interrupt
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
+from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge_otel import OtelInterceptor
 from opentelemetry.metrics import NoOpMeterProvider
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.trace import NoOpTracerProvider, StatusCode
-
-import mcpbridge_otel
-from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from mcpbridge_otel import OtelInterceptor
 
 from .conftest import Telemetry, build_server
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import pytest
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader, NumberDataPoint
-
 import mcpbridge_otel
+import pytest
 from mcpbridge import ConfigError, MCPBridge
 from mcpbridge_otel import OtelInterceptor, OtelSettings, semconv
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader, NumberDataPoint
 
 from .conftest import build_server
 
@@ -96,14 +95,14 @@ def test_names_match_the_semantic_conventions_package() -> None:
         from opentelemetry.semconv.attributes import server_attributes as server
 
     assert semconv.GEN_AI_OPERATION_NAME == gen_ai.GEN_AI_OPERATION_NAME
-    assert semconv.EXECUTE_TOOL == gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value
+    assert gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value == semconv.EXECUTE_TOOL
     assert semconv.GEN_AI_TOOL_NAME == gen_ai.GEN_AI_TOOL_NAME
     assert semconv.GEN_AI_TOOL_DESCRIPTION == gen_ai.GEN_AI_TOOL_DESCRIPTION
     assert semconv.GEN_AI_TOOL_CALL_ID == gen_ai.GEN_AI_TOOL_CALL_ID
     assert semconv.GEN_AI_TOOL_CALL_ARGUMENTS == gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS
     assert semconv.GEN_AI_TOOL_CALL_RESULT == gen_ai.GEN_AI_TOOL_CALL_RESULT
     assert semconv.MCP_METHOD_NAME == mcp.MCP_METHOD_NAME
-    assert semconv.TOOLS_CALL == mcp.McpMethodNameValues.TOOLS_CALL.value
+    assert mcp.McpMethodNameValues.TOOLS_CALL.value == semconv.TOOLS_CALL
     assert semconv.ERROR_TYPE == error.ERROR_TYPE
     assert semconv.SERVER_ADDRESS == server.SERVER_ADDRESS
     assert semconv.SERVER_PORT == server.SERVER_PORT

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcpbridge_otel
 import pytest
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
+from mcpbridge import MCPBridge
+from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
-
-import mcpbridge_otel
-from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 
 from tests.conftest import stdio_config
 
@@ -108,7 +107,9 @@ async def test_exception_is_recorded_and_raised(telemetry: Telemetry) -> None:
 @pytest.mark.parametrize("limit", [8192, 10])
 async def test_record_content(telemetry: Telemetry, limit: int) -> None:
     settings = {"otel": {"record_content": True, "max_content_length": limit}}
-    async with MCPBridge({"calc": {"server": build_server()}}, plugins=[mcpbridge_otel], plugin_settings=settings) as bridge:
+    async with MCPBridge(
+        {"calc": {"server": build_server()}}, plugins=[mcpbridge_otel], plugin_settings=settings
+    ) as bridge:
         echo = next(t for t in await bridge.list_tools() if t.name == "echo")
         await echo.ainvoke({"text": "a rather long text"})
     attrs: dict[str, Any] = dict(telemetry.one("execute_tool echo").attributes or {})

@@ -99,7 +99,10 @@ class Inspector:
     def start(self) -> Inspector:
         if self._thread is None:
             self._thread = threading.Thread(
-                target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="mcpbridge-inspector", daemon=True
+                target=self._server.serve_forever,
+                kwargs={"poll_interval": 0.1},
+                name="mcpbridge-inspector",
+                daemon=True,
             )
             self._thread.start()
         return self
@@ -115,7 +118,9 @@ class Inspector:
     def __enter__(self) -> Inspector:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     def publish(self, call: AssembledToolCall) -> None:
@@ -233,13 +238,19 @@ class _Handler(BaseHTTPRequestHandler):
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m mcpbridge_events inspect`: serve the inspector and run the scripted demo
     agent against the bundled demo server (again on every "Run demo" click)."""
-    parser = argparse.ArgumentParser(prog="python -m mcpbridge_events", description="mcpbridge live tool-call inspector")
+    parser = argparse.ArgumentParser(
+        prog="python -m mcpbridge_events", description="mcpbridge live tool-call inspector"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     inspect = commands.add_parser("inspect", help="serve the inspector page and run the demo agent")
     inspect.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    inspect.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)")
+    inspect.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)"
+    )
     inspect.add_argument("--delay", type=float, default=1.0, help="seconds each demo tool takes (default 1.0)")
-    inspect.add_argument("--no-run", action="store_true", help="wait for the page's Run demo button instead of running at once")
+    inspect.add_argument(
+        "--no-run", action="store_true", help="wait for the page's Run demo button instead of running at once"
+    )
     options = parser.parse_args(argv)
     from mcpbridge_events.demo import run_inspector_demo  # imports langchain / mcp: only when asked
 

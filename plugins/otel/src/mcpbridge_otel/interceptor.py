@@ -85,7 +85,7 @@ class OtelInterceptor:
         started = time.perf_counter()
         try:
             result = await handler(request)
-        except KeyError as exc:
+        except GraphBubbleUp as exc:
             if recording:
                 _mark_interrupted(span, exc)
             raise

@@ -1,0 +1,112 @@
+"""The inspector page in real headless Chromium (Debian `chromium`, driven by Playwright):
+cards appear running, then turn into weather / calculator / text / error cards, and a tool
+returning `<script>` shows it as text."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mcpbridge_events
+from mcpbridge import MCPBridge
+from mcpbridge_events.inspector import serve
+
+from .events_support import USER, agent, ask, build_server
+
+pytestmark = pytest.mark.chromium
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def chromium_path() -> str:
+    """MCPBRIDGE_TEST_CHROMIUM, else Debian's /usr/bin/chromium; skip (or fail, when CI
+    requires services) if neither is there."""
+    path = os.environ.get("MCPBRIDGE_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if Path(path).is_file():
+        return path
+    message = f"headless Chromium not found at {path!r}: install Debian `chromium` or set MCPBRIDGE_TEST_CHROMIUM"
+    if os.environ.get("MCPBRIDGE_TEST_REQUIRE_SERVICES") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture
+async def page() -> AsyncIterator[Any]:
+    executable = chromium_path()
+    playwright_api = pytest.importorskip("playwright.async_api")
+    async with playwright_api.async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield await browser.new_page(viewport={"width": 1200, "height": 600})
+        finally:
+            await browser.close()
+
+
+async def test_cards_go_from_running_to_result_and_output_stays_text(page: Any, tmp_path: Path) -> None:
+    gate = asyncio.Event()
+    with serve(port=0) as inspector:
+        await page.goto(inspector.url)
+        await page.wait_for_selector("#live[data-state=live]")
+        async with MCPBridge({"weather": build_server(gate)}, plugins=[mcpbridge_events]) as bridge:
+            graph = agent(
+                await bridge.list_tools(),
+                ask(
+                    ("get_forecast", {"city": "Oslo"}),
+                    ("add", {"a": 2, "b": 3}),
+                    ("divide", {"a": 1, "b": 0}),
+                    ("fetch_page", {"url": "https://example.com"}),
+                ),
+            )
+
+            async def run() -> None:
+                config = {"configurable": {"thread_id": "t1"}}
+                async for _ in inspector.track(graph.astream(USER, config, stream_mode=["updates", "custom"])):
+                    pass
+
+            task = asyncio.create_task(run())
+            forecast = page.locator('.card[data-call-id="call-1"]')
+            await forecast.and_(page.locator("[data-status=running][data-kind=loading]")).wait_for()
+            assert "get_forecast" in await forecast.inner_text()
+            assert "city=Oslo" in await forecast.inner_text()
+            await forecast.locator(".progress").wait_for()  # the first progress notification
+
+            add = page.locator('.card[data-call-id="call-2"][data-kind=calculator]')
+            await add.wait_for()
+            assert "2 + 3 = 5" in await add.inner_text()
+
+            divide = page.locator('.card[data-call-id="call-3"][data-status=error]')
+            await divide.wait_for()
+            assert "division by zero" in await divide.inner_text()
+            red = await divide.evaluate("card => getComputedStyle(card).borderLeftColor")
+            assert red == "rgb(211, 58, 58)"
+
+            untrusted = page.locator('.card[data-call-id="call-4"][data-status=finished]')
+            await untrusted.wait_for()
+            assert "<script>window.__pwned = 1</script>" in await untrusted.inner_text()
+            assert await untrusted.locator("script, img, h1").count() == 0
+            assert await forecast.get_attribute("data-status") == "running"  # still waiting at the gate
+
+            gate.set()
+            await task
+        weather = page.locator('.card[data-call-id="call-1"][data-status=finished][data-kind=weather]')
+        await weather.wait_for()
+        text = await weather.inner_text()
+        assert "4.5 °C" in text and "Oslo" in text and "light snow" in text
+        assert await page.locator(".card").count() == 4
+        assert await page.evaluate("window.__pwned") is None
+        assert await page.locator("#counts").inner_text() == "0 running · 3 finished · 1 failed"
+        await page.screenshot(path=str(tmp_path / "inspector.png"))
