@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcpbridge_approval
 import pytest
 from mcp.types import Tool
-
-import mcpbridge_approval
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 from mcpbridge_approval import Settings, needs_approval
 

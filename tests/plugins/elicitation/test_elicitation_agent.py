@@ -5,19 +5,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import mcpbridge_elicitation
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, Interrupt
-from pydantic import ValidationError
-
-import mcpbridge_elicitation
 from mcpbridge import MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
 from mcpbridge.config import build_settings
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge.interrupts import CannotPauseError
 from mcpbridge_elicitation import create_elicitation_resume
+from pydantic import ValidationError
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS

@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import mcpbridge_elicitation
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from mcp.types import ElicitRequestFormParams, ElicitResult
-
-import mcpbridge_elicitation
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge_elicitation import create_elicitation_resume
+
 from tests.conftest import serve_http, stdio_config
 
 from . import elicit_servers
@@ -82,4 +82,5 @@ async def test_legacy_question_without_on_elicitation_fails_clearly() -> None:
     ) as bridge:
         message = await bridge.call_tool("shop", "book", {"room": "green"})
     assert message.status == "error"
+    assert "set `on_elicitation`" in message.content[0]["text"]
     assert EFFECTS == []

@@ -11,10 +11,9 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel
-
 from mcpbridge.demo.model import ScriptedChatModel
 from mcpbridge_events.demo import UNTRUSTED_PAGE
+from pydantic import BaseModel
 
 USER = {"messages": [("user", "go")]}
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any, TypedDict
 
+import mcpbridge_events
 from langchain_core.messages import AIMessage, AnyMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command, interrupt
-
-import mcpbridge_events
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge_events import AssembledToolCall, ToolCallAssembler
 
@@ -54,12 +53,15 @@ async def test_same_calls_with_the_plugin_or_from_langgraph_tools_events() -> No
         [],
     )
     assert (add.status, add.output) == ("finished", {"result": 5.0})
-    assert divide.status == "error" and divide.error is not None and "division by zero" in divide.error
+    assert divide.status == "error"
+    assert divide.error is not None
+    assert "division by zero" in divide.error
     assert page.output.startswith("<h1>Offers</h1><script>")
     # only the plugin knows the server and the progress
     assert (with_plugin.tool_calls[0].server, without.tool_calls[0].server) == ("weather", None)
     progress = with_plugin.tool_calls[0].progress
-    assert progress is not None and (progress.progress, progress.total) == (2, 2)
+    assert progress is not None
+    assert (progress.progress, progress.total) == (2, 2)
 
 
 async def test_concurrent_calls_complete_independently() -> None:
@@ -130,7 +132,8 @@ async def test_a_call_in_a_subgraph_carries_the_stream_namespace() -> None:
         chunks = await stream(graph, USER, ["custom", "tools"], subgraphs=True)
     tool_namespaces = {tuple(c[0]) for c in chunks if c[1] == "tools"}
     [namespace] = tool_namespaces
-    assert namespace and namespace[0].startswith("assistant:")
+    assert namespace
+    assert namespace[0].startswith("assistant:")
     with_tools = ToolCallAssembler()
     with_plugin = ToolCallAssembler()
     for chunk in chunks:

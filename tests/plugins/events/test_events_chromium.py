@@ -11,9 +11,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import mcpbridge_events
+import pytest
 from mcpbridge import MCPBridge
 from mcpbridge_events.inspector import serve
 
@@ -105,7 +104,9 @@ async def test_cards_go_from_running_to_result_and_output_stays_text(page: Any, 
         weather = page.locator('.card[data-call-id="call-1"][data-status=finished][data-kind=weather]')
         await weather.wait_for()
         text = await weather.inner_text()
-        assert "4.5 °C" in text and "Oslo" in text and "light snow" in text
+        assert "4.5 °C" in text
+        assert "Oslo" in text
+        assert "light snow" in text
         assert await page.locator(".card").count() == 4
         assert await page.evaluate("window.__pwned") is None
         assert await page.locator("#counts").inner_text() == "0 running · 3 finished · 1 failed"

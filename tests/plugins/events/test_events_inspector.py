@@ -14,9 +14,8 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
-import pytest
-
 import mcpbridge_events
+import pytest
 from mcpbridge import MCPBridge
 from mcpbridge_events.inspector import Inspector, serve
 
@@ -77,7 +76,8 @@ async def test_the_event_stream_shows_each_call_running_then_settled() -> None:
         statuses.setdefault(data["callId"], []).append(data["status"])
     for call_id, seen in statuses.items():
         assert seen[0] == "running", call_id
-    assert statuses["call-1"][-1] == "finished" and statuses["call-3"][-1] == "error"
+    assert statuses["call-1"][-1] == "finished"
+    assert statuses["call-3"][-1] == "error"
     assert [(c["callId"], c["status"]) for c in snapshot] == [
         ("call-1", "finished"),
         ("call-2", "finished"),

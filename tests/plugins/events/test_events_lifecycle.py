@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcpbridge_events
 import pytest
 from langgraph.types import Command, interrupt
-
-import mcpbridge_events
 from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge_events import ToolCallAssembler
 
@@ -43,7 +42,8 @@ async def test_parallel_calls_each_get_their_own_lifecycle() -> None:
         assert sum(e["event"] in ("finished", "error") for e in events) == 1
 
     forecast = calls["call-1"]
-    assert forecast[0]["name"] == "get_forecast" and forecast[0]["input"] == {"city": "Oslo"}
+    assert forecast[0]["name"] == "get_forecast"
+    assert forecast[0]["input"] == {"city": "Oslo"}
     progress = [e for e in forecast if e["event"] == "progress"]
     assert [(p["progress"], p["total"], p["message"]) for p in progress] == [
         (1, 2, "asking the station"),
@@ -125,7 +125,8 @@ async def test_an_interrupt_passes_through_and_the_resumed_call_finishes() -> No
     for chunk in first:
         assembler.feed(chunk)
     add = assembler.get("call-1")
-    assert add is not None and (add.status, add.interrupted) == ("running", True)
+    assert add is not None
+    assert (add.status, add.interrupted) == ("running", True)
     for chunk in second:
         assembler.feed(chunk)
     assert (add.status, add.interrupted, add.output, add.approval) == ("finished", False, {"result": 5.0}, "approve")

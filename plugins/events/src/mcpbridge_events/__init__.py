@@ -3,9 +3,9 @@ counterpart of LangGraph JS `useStream().toolCalls`) and a live web inspector.""
 
 from __future__ import annotations
 
+from mcpbridge import PluginConfig, hookimpl
 from pydantic import BaseModel, ConfigDict
 
-from mcpbridge import PluginConfig, hookimpl
 from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
 from mcpbridge_events.lifecycle import EVENT_TYPE, LifecycleEvents
 

@@ -245,8 +245,9 @@ class ToolCallAssembler:
     def _messages(self, messages: Iterable[Any], namespace: list[str]) -> list[AssembledToolCall]:
         touched: list[AssembledToolCall] = []
         for message in messages:
-            if isinstance(message, ToolMessage) and message.tool_call_id:
-                call = self._ensure(message.tool_call_id, message.name or "", namespace)
+            call_id = message.tool_call_id if isinstance(message, ToolMessage) else None
+            if isinstance(message, ToolMessage) and call_id:
+                call = self._ensure(call_id, message.name or "", namespace)
                 if self._reconcile(call, message):
                     touched.append(call)
             elif isinstance(message, AIMessage) and not isinstance(message, AIMessageChunk):

@@ -5,6 +5,7 @@ shows every kind of card — running, weather, calculator, text, error — witho
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from typing import Any
 
@@ -89,7 +90,6 @@ async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) 
     """One run of the scripted demo agent, streamed into the inspector."""
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
-
     from mcpbridge.demo.model import ScriptedChatModel
 
     agent: Any = create_agent(ScriptedChatModel(turns=demo_turns(run)), tools, checkpointer=InMemorySaver())
@@ -101,20 +101,23 @@ async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) 
 
 def run_inspector_demo(*, host: str, port: int, delay: float, run_now: bool) -> int:
     """Serve the inspector and run the demo agent until Ctrl-C."""
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve_demo(host, port, delay, run_now))
-    except KeyboardInterrupt:
-        pass
     return 0
 
 
 async def _serve_demo(host: str, port: int, delay: float, run_now: bool) -> None:
-    import mcpbridge_events
     from mcpbridge import MCPBridge
+
+    import mcpbridge_events
 
     loop = asyncio.get_running_loop()
     requests: asyncio.Queue[None] = asyncio.Queue()
-    with serve(host, port, on_run=lambda: loop.call_soon_threadsafe(requests.put_nowait, None)) as inspector:
+
+    def request_run() -> None:  # called on a server thread
+        loop.call_soon_threadsafe(requests.put_nowait, None)
+
+    with serve(host, port, on_run=request_run) as inspector:
         print(f"mcpbridge inspector: {inspector.url}  (scripted demo agent; Ctrl-C to stop)", flush=True)
         async with MCPBridge({"demo": build_demo_server(delay)}, plugins=[mcpbridge_events]) as bridge:
             tools: list[BaseTool] = list(await bridge.list_tools())

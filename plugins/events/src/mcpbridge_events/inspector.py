@@ -87,14 +87,14 @@ class Inspector:
         self.on_run = on_run
         self.board = CallBoard()
         self.assembler = ToolCallAssembler()
+        self._host = host
         self._server = _Server((host, port), _Handler)
         self._server.inspector = self
         self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{self._host}:{self._server.server_address[1]}/"
 
     def start(self) -> Inspector:
         if self._thread is None:
@@ -160,7 +160,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the page polls nothing, and a terminal full of GET lines helps no one."""
 
     def do_GET(self) -> None:
@@ -193,7 +193,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _trusted_host(self) -> bool:
         """Refuse other Host names, so a web page using DNS rebinding cannot read the calls."""
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
-        if host in _LOOPBACK_HOSTS or host == self.server.server_address[0]:
+        if host in _LOOPBACK_HOSTS or host == self.server.inspector._host:
             return True
         self._send(HTTPStatus.FORBIDDEN, b"unexpected Host header", "text/plain")
         return False
