@@ -5,12 +5,11 @@ in-process. Targets: bridge/raw ≤ 1.10 (stdio), ≤ 1.10 (http), ≤ 1.35 (in-
 from __future__ import annotations
 
 import argparse
-import logging
 import asyncio
+import logging
 from typing import Any
 
 from _common import basic, paired_medians, serve_http, stdio_config, tool_call
-
 from mcpbridge import MCPBridge
 
 logging.disable(logging.INFO)
@@ -44,7 +43,11 @@ async def main(rounds: int) -> int:
     for name, server in servers.items():
         bridge_s, raw_s = await measure(server, rounds)
         ratios[name] = bridge_s / raw_s
-        print(f"{name:<10}{raw_s * 1e3:>10.3f}{bridge_s * 1e3:>12.3f}{(bridge_s - raw_s) * 1e6:>14.0f}{ratios[name]:>8.2f}{TARGETS[name]:>8.2f}")
+        overhead_us = (bridge_s - raw_s) * 1e6
+        print(
+            f"{name:<10}{raw_s * 1e3:>10.3f}{bridge_s * 1e3:>12.3f}{overhead_us:>14.0f}"
+            f"{ratios[name]:>8.2f}{TARGETS[name]:>8.2f}"
+        )
     http_server.should_exit = True
     thread.join(timeout=5)
     print(f"bridge/raw stdio: {ratios['stdio']:.2f}  http: {ratios['http']:.2f}  inproc: {ratios['inproc']:.2f}")

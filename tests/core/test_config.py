@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from mcpbridge import ConfigError, MCPBridge, load_settings
+
 from tests.servers import basic
 
 
@@ -55,11 +55,20 @@ def test_pyproject_table(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ('[servers.a]\ncommand = "x"\ntimout = 3\n', r"servers.a.timout: unknown key"),
-        ('[servers.a]\ncommand = "x"\nurl = "http://h"\n', r"servers.a: give exactly one of `command`.*got command, url"),
+        (
+            '[servers.a]\ncommand = "x"\nurl = "http://h"\n',
+            r"servers.a: give exactly one of `command`.*got command, url",
+        ),
         ('[servers.a]\ncommand = "x"\nheaders = {a = "b"}\n', r"`headers` only apply to `url` servers"),
-        ('[servers.a]\nurl = "http://h"\nmode = "new"\n', r"servers.a.mode: Input should be 'auto', 'legacy' or 'modern'"),
+        (
+            '[servers.a]\nurl = "http://h"\nmode = "new"\n',
+            r"servers.a.mode: Input should be 'auto', 'legacy' or 'modern'",
+        ),
         ('[servers.a]\nurl = "http://h"\ntimeout = "slow"\n', r"servers.a.timeout: Input should be a valid number"),
-        ('[servers.a]\nurl = "${NOPE_NOT_SET}"\n', r"`servers.a.url` uses \$\{NOPE_NOT_SET\} but NOPE_NOT_SET is not set"),
+        (
+            '[servers.a]\nurl = "${NOPE_NOT_SET}"\n',
+            r"`servers.a.url` uses \$\{NOPE_NOT_SET\} but NOPE_NOT_SET is not set",
+        ),
         ("tool_name_prefix = \n", r"not valid TOML"),
         ("[plugins]\nheaders = 3\n", r"`plugins.headers` must be a table"),
     ],

@@ -6,6 +6,7 @@ import inspect
 import re
 
 from mcpbridge import hookspecs
+
 from tests.conftest import ROOT
 
 

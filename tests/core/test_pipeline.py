@@ -8,8 +8,8 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcp.types import CallToolResult, TextContent
-
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest, compose
+
 from tests.servers import basic
 
 
@@ -122,7 +122,9 @@ async def test_class_interceptors_and_observers() -> None:
 
     class Listener:
         async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-            return await handler(request.override(observers=(*request.observers, lambda e, d: events.append((e, dict(d))))))
+            return await handler(
+                request.override(observers=(*request.observers, lambda e, d: events.append((e, dict(d)))))
+            )
 
     async def noting(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         request.notify("noting.seen", tool=request.name)

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from mcpbridge import ConfigError, MCPBridge, PluginConfig, PluginError, ToolCallHandler, ToolCallRequest, hookimpl
 from mcpbridge.cli import main as cli
-from mcpbridge.plugins import PluginHost
 from mcpbridge.config import build_settings
+from mcpbridge.plugins import PluginHost
+
 from tests.conftest import ROOT
 from tests.servers import basic
 
@@ -30,7 +30,19 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example and the broken plugin, pip-installed into a directory of their own."""
     target = tmp_path_factory.mktemp("site")
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target), str(EXAMPLE), str(BROKEN)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(EXAMPLE),
+            str(BROKEN),
+        ],
         check=True,
     )
     return target
@@ -68,7 +80,9 @@ def secret_server() -> Any:
 
 
 async def test_example_plugin_is_discovered_and_runs(installed: Path) -> None:
-    with pytest.warns(RuntimeWarning, match=r"plugin 'broken' \(distribution mcpbridge-broken\) failed to load: ModuleNotFoundError"):
+    with pytest.warns(
+        RuntimeWarning, match=r"plugin 'broken' \(distribution mcpbridge-broken\) failed to load: ModuleNotFoundError"
+    ):
         bridge = MCPBridge({"basic": secret_server()}, settings=build_settings({"plugins": {"disabled": OTHERS}}))
     assert bridge.plugins.infos["redact"].distribution == "mcpbridge-redact"
     assert bridge.plugins.infos["broken"].enabled is False
@@ -101,7 +115,9 @@ def test_enable_disable_through_config_and_environment(installed: Path, monkeypa
 
 
 def test_unknown_plugin_names_list_the_installed_ones(installed: Path) -> None:
-    with pytest.raises(ConfigError, match="unknown plugin 'redcat' in \\[plugins\\] disabled; installed plugins: .*broken, .*redact"):
+    with pytest.raises(
+        ConfigError, match="unknown plugin 'redcat' in \\[plugins\\] disabled; installed plugins: .*broken, .*redact"
+    ):
         host(disabled=["redcat"])
     with pytest.raises(ConfigError, match=r"\[plugins.nope\] configures a plugin that is not installed"):
         host(disabled=["broken"], nope={"a": 1})
@@ -112,7 +128,9 @@ def test_unknown_plugin_names_list_the_installed_ones(installed: Path) -> None:
 def test_plugin_settings_are_validated_by_the_plugin(installed: Path) -> None:
     with pytest.raises(ConfigError, match=r"plugin 'redact': invalid settings: `plugins.redact.pattern`: unknown key"):
         MCPBridge({}, plugins=["redact"], plugin_settings={"redact": {"pattern": "x"}})
-    with pytest.raises(PluginError, match="plugin 'redact' failed in mcpbridge_configure: ValueError: .*not a regular expression"):
+    with pytest.raises(
+        PluginError, match="plugin 'redact' failed in mcpbridge_configure: ValueError: .*not a regular expression"
+    ):
         MCPBridge({}, plugins=["redact"], plugin_settings={"redact": {"patterns": ["("]}})
 
 
@@ -145,7 +163,12 @@ async def test_default_order_direct_interceptors_and_order_override() -> None:
     async with bridge:
         await {t.name: t for t in await bridge.list_tools()}["echo"].ainvoke({"text": "x"})
     assert trace == ["events", "cache", "headers", "alpha", "zeta", "direct"]
-    reordered = MCPBridge({}, plugins=plugins, plugin_settings={}, settings=build_settings({"plugins": {"order": ["interceptors", "zeta"]}}))
+    reordered = MCPBridge(
+        {},
+        plugins=plugins,
+        plugin_settings={},
+        settings=build_settings({"plugins": {"order": ["interceptors", "zeta"]}}),
+    )
     assert reordered.plugins.order == ["interceptors", "zeta", "events", "cache", "headers", "alpha"]
 
 
@@ -183,7 +206,9 @@ def test_client_options_conflicts_are_refused() -> None:
         MCPBridge({"s": basic.build()}, plugins=[Options("a"), Options("b")])
 
 
-def test_plugins_command(installed: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plugins_command(
+    installed: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mcpbridge.toml").write_text(f"[plugins]\ndisabled = {json.dumps(['broken', *OTHERS])}\n")
     assert cli(["plugins", "--json"]) == 0

@@ -10,9 +10,9 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
-
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+
 from tests.conftest import stdio_config
 from tests.servers import basic
 
@@ -26,7 +26,9 @@ def test_sync_invoke_from_plain_code() -> None:
     with MCPBridge({"basic": stdio_config()}, plugins=[]) as bridge:
         tools = {t.name: t for t in bridge.list_tools_sync()}
         assert tools["echo"].invoke({"text": "sync"})[0]["text"] == "sync"
-        message = tools["get_forecast"].invoke({"type": "tool_call", "name": "get_forecast", "args": {"city": "Rome"}, "id": "s1"})
+        message = tools["get_forecast"].invoke(
+            {"type": "tool_call", "name": "get_forecast", "args": {"city": "Rome"}, "id": "s1"}
+        )
         assert message.status == "success"
         assert message.artifact[0]["data"]["city"] == "Rome"
 
@@ -44,14 +46,20 @@ async def test_sync_invoke_inside_a_running_loop() -> None:
 
 def agent_for(tools: list[Any]) -> Any:
     model = ScriptedChatModel(
-        turns=[tool_call_turn(("echo", {"text": "hi"}), ("divide", {"a": 1, "b": 0}), ("get_forecast", {"city": "Oslo"}))]
+        turns=[
+            tool_call_turn(("echo", {"text": "hi"}), ("divide", {"a": 1, "b": 0}), ("get_forecast", {"city": "Oslo"}))
+        ]
     )
     return create_agent(model, tools, context_schema=Context, checkpointer=InMemorySaver())
 
 
 def check_run(result: dict[str, Any]) -> None:
     messages = [m for m in result["messages"] if isinstance(m, ToolMessage)]
-    assert [(m.name, m.status) for m in messages] == [("echo", "success"), ("divide", "error"), ("get_forecast", "success")]
+    assert [(m.name, m.status) for m in messages] == [
+        ("echo", "success"),
+        ("divide", "error"),
+        ("get_forecast", "success"),
+    ]
     assert "division by zero" in messages[1].content[0]["text"]
     assert messages[2].artifact[0]["type"] == "mcp_structured_content"
 
@@ -65,7 +73,9 @@ async def test_async_agent_gets_runtime_context_in_interceptors() -> None:
 
     async with MCPBridge({"basic": basic.build()}, plugins=[], interceptors=[spy]) as bridge:
         agent = agent_for(await bridge.list_tools())
-        result = await agent.ainvoke({"messages": [("user", "go")]}, {"configurable": {"thread_id": "t"}}, context=Context("u7"))
+        result = await agent.ainvoke(
+            {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t"}}, context=Context("u7")
+        )
     check_run(result)
     assert sorted(seen) == [
         ("divide", Context("u7"), "call-2"),
@@ -77,7 +87,9 @@ async def test_async_agent_gets_runtime_context_in_interceptors() -> None:
 def test_sync_agent_invoke() -> None:
     with MCPBridge({"basic": stdio_config()}, plugins=[]) as bridge:
         agent = agent_for(bridge.list_tools_sync())
-        check_run(agent.invoke({"messages": [("user", "go")]}, {"configurable": {"thread_id": "t"}}, context=Context("u")))
+        check_run(
+            agent.invoke({"messages": [("user", "go")]}, {"configurable": {"thread_id": "t"}}, context=Context("u"))
+        )
 
 
 async def test_interrupt_in_an_interceptor_reaches_the_agent() -> None:

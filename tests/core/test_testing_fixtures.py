@@ -20,7 +20,9 @@ class GreetingPlugin:
         return [add_name]
 
 
-async def test_sample_plugin_with_fixtures(mcp_server: Any, mcpbridge_factory: Any, tool_runtime: Any, tool_call: Any) -> None:
+async def test_sample_plugin_with_fixtures(
+    mcp_server: Any, mcpbridge_factory: Any, tool_runtime: Any, tool_call: Any
+) -> None:
     def greet(name: str = "nobody") -> str:
         return f"hello {name}"
 

@@ -67,7 +67,9 @@ def build() -> MCPServer:
             EmbeddedResource(
                 type="resource", resource=BlobResourceContents(uri="memo://blob", blob=PNG, mime_type="image/png")
             ),
-            ResourceLink(type="resource_link", uri="file:///tmp/report.pdf", name="report", mime_type="application/pdf"),
+            ResourceLink(
+                type="resource_link", uri="file:///tmp/report.pdf", name="report", mime_type="application/pdf"
+            ),
         ]
 
     @server.tool()

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from langchain_core.messages import ToolMessage
 from mcp.types import Tool
 
-from mcpbridge.config import ServerConfig, Settings, build_settings, load_settings
+from mcpbridge.config import Settings, build_settings, load_settings
 from mcpbridge.connections import Connection
 from mcpbridge.errors import ConfigError, ServerConnectionError
 from mcpbridge.pipeline import ToolCallInterceptor, compose
@@ -92,7 +92,9 @@ class MCPBridge:
             self._home = self._thread.loop
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     async def aclose(self) -> None:
@@ -125,7 +127,12 @@ class MCPBridge:
         return run_on(self._home, self._list_tools(refresh, servers))
 
     async def call_tool(
-        self, server: str, name: str, arguments: Mapping[str, Any] | None = None, *, tool_call_id: str = "mcpbridge-call"
+        self,
+        server: str,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        tool_call_id: str = "mcpbridge-call",
     ) -> ToolMessage:
         """Call one tool by server and MCP tool name, as an agent would; returns the ToolMessage."""
         tools = await self.list_tools(servers=[server])
@@ -141,7 +148,9 @@ class MCPBridge:
         names = list(servers) if servers is not None else list(self.connections)
         for name in names:
             if name not in self.connections:
-                raise ConfigError(f"unknown server {name!r}; configured servers: {', '.join(self.connections) or 'none'}")
+                raise ConfigError(
+                    f"unknown server {name!r}; configured servers: {', '.join(self.connections) or 'none'}"
+                )
         listed = await asyncio.gather(
             *(self.connections[name].list_tools(refresh=refresh) for name in names), return_exceptions=True
         )
@@ -227,5 +236,3 @@ def _merge(
             plugins[name] = {**plugins.get(name, {}), **table}
         base["plugins"] = plugins
     return build_settings(base, settings.source if settings is not None else None)
-
-

@@ -85,7 +85,8 @@ def _plugins(options: argparse.Namespace) -> int:
         state = "enabled" if info.enabled else f"disabled: {info.reason}"
         where = f"#{info.position}" if info.position is not None else "-"
         hooks = ", ".join(h.removeprefix("mcpbridge_") for h in info.hooks) or "-"
-        print(f"{where:>3} {info.name:<14} {info.distribution or '(object)'} {info.version or ''}  [{state}]  hooks: {hooks}")
+        origin = f"{info.distribution or '(object)'} {info.version or ''}"
+        print(f"{where:>3} {info.name:<14} {origin}  [{state}]  hooks: {hooks}")
     print("chain (outermost first): " + " → ".join(host.order) + " → server")
     return 0
 
@@ -99,7 +100,13 @@ def _tools(options: argparse.Namespace) -> int:
 
     tools = asyncio.run(run())
     if options.json:
-        print(json.dumps([{"name": t.name, "description": t.description, **(t.metadata or {})} for t in tools], indent=2, default=str))
+        print(
+            json.dumps(
+                [{"name": t.name, "description": t.description, **(t.metadata or {})} for t in tools],
+                indent=2,
+                default=str,
+            )
+        )
         return 0
     for tool in tools:
         meta = tool.metadata or {}
@@ -116,9 +123,9 @@ def _call(options: argparse.Namespace) -> int:
     try:
         arguments = json.loads(options.arguments)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"arguments must be a JSON object, e.g. '{{\"city\": \"Oslo\"}}': {exc}") from None
+        raise ConfigError(f'arguments must be a JSON object, e.g. \'{{"city": "Oslo"}}\': {exc}') from None
     if not isinstance(arguments, dict):
-        raise ConfigError("arguments must be a JSON object, e.g. '{\"city\": \"Oslo\"}'")
+        raise ConfigError('arguments must be a JSON object, e.g. \'{"city": "Oslo"}\'')
 
     async def run() -> Any:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:

@@ -48,7 +48,9 @@ class ServerConfig(BaseModel):
                 f"`server` object; got {', '.join(given) or 'none'}"
             )
         if self.headers and self.url is None:
-            raise ValueError("`headers` only apply to `url` servers; stdio and in-process servers carry no HTTP headers")
+            raise ValueError(
+                "`headers` only apply to `url` servers; stdio and in-process servers carry no HTTP headers"
+            )
         if self.command is None and (self.args or self.env or self.cwd):
             raise ValueError("`args`, `env` and `cwd` only apply to `command` (stdio) servers")
         return self

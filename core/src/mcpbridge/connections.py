@@ -14,7 +14,7 @@ import contextvars
 import logging
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx2
@@ -28,6 +28,7 @@ from mcp.types import (
     CallToolResult,
     InputRequiredResult,
     PaginatedRequestParams,
+    RequestParamsMeta,
     TextContent,
     Tool,
     ToolListChangedNotification,
@@ -111,7 +112,7 @@ class Connection:
         limit = request.timeout or self.timeout
         token = _call_headers.set(request.headers) if request.headers else None
         try:
-            return await self._guard(
+            result: CallToolResult | InputRequiredResult = await self._guard(
                 request.name,
                 session.call_tool(
                     request.name,
@@ -119,13 +120,14 @@ class Connection:
                     read_timeout_seconds=limit,
                     input_responses=request.input_responses,
                     request_state=request.request_state,
-                    meta=request.meta,
+                    meta=cast(RequestParamsMeta | None, request.meta),
                     progress_callback=_progress_reporter(request) if request.observers else None,
                     allow_input_required=True,
                 ),
                 session,
                 limit=limit,
             )
+            return result
         finally:
             if token is not None:
                 _call_headers.reset(token)
@@ -157,7 +159,9 @@ class Connection:
                 raise ServerConnectionError(self.name, "the connection closed", tool=tool) from exc
             if tool is None:
                 raise ServerConnectionError(self.name, exc) from exc
-            return _error_result(f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message} (code {exc.code})")
+            return _error_result(
+                f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message} (code {exc.code})"
+            )
         except _TRANSPORT_ERRORS as exc:
             await self._forget(session)
             raise ServerConnectionError(self.name, exc, tool=tool) from exc
@@ -177,7 +181,9 @@ class Connection:
         self._stop = asyncio.Event()
         # A fresh context: requests the transport makes on its own (the GET stream, the
         # closing DELETE) must not carry the headers or trace of whichever call opened it.
-        self._owner = loop.create_task(self._own(ready, self._stop), name=f"mcpbridge:{self.name}", context=contextvars.Context())
+        self._owner = loop.create_task(
+            self._own(ready, self._stop), name=f"mcpbridge:{self.name}", context=contextvars.Context()
+        )
         try:
             self._session = await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout)
         except TimeoutError:

@@ -9,7 +9,7 @@ tool, so a call pays one coroutine frame per interceptor and nothing else.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from langchain_core.messages import ToolMessage
@@ -72,7 +72,7 @@ class ToolCallRequest:
         return dataclasses.replace(self, **changes)
 
 
-ToolCallHandler: TypeAlias = Callable[[ToolCallRequest], Awaitable[Any]]
+ToolCallHandler: TypeAlias = Callable[[ToolCallRequest], Coroutine[Any, Any, Any]]
 """`async (request) -> ToolCallResult`: the rest of the chain, as an interceptor sees it."""
 
 

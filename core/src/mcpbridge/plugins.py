@@ -125,7 +125,9 @@ class PluginHost:
 
     # -- loading -------------------------------------------------------------------
 
-    def _load_explicit(self, explicit: Sequence[object | str], available: Mapping[str, importlib.metadata.EntryPoint]) -> None:
+    def _load_explicit(
+        self, explicit: Sequence[object | str], available: Mapping[str, importlib.metadata.EntryPoint]
+    ) -> None:
         for item in explicit:
             if isinstance(item, str):
                 if item not in available:
@@ -161,12 +163,14 @@ class PluginHost:
             message = (
                 f"plugin {ep.name!r} (distribution {dist or 'unknown'}) failed to load: "
                 f"{type(exc).__name__}: {exc}. Fix or uninstall it, or disable it with "
-                f"{ENV_DENY}={ep.name} or `disabled = [\"{ep.name}\"]` in [plugins]"
+                f'{ENV_DENY}={ep.name} or `disabled = ["{ep.name}"]` in [plugins]'
             )
             if strict or isinstance(exc, PluginError):
                 raise PluginError(message) from exc
             warnings.warn(message, RuntimeWarning, stacklevel=2)
-            self.infos[ep.name] = self._info(ep.name, ep, enabled=False, reason=f"failed to load: {type(exc).__name__}: {exc}")
+            self.infos[ep.name] = self._info(
+                ep.name, ep, enabled=False, reason=f"failed to load: {type(exc).__name__}: {exc}"
+            )
 
     def _register(self, plugin: object, name: str, ep: importlib.metadata.EntryPoint | None) -> None:
         try:
@@ -196,14 +200,15 @@ class PluginHost:
                     )
         for name in conf.sections:
             if name not in known:
+                installed = _names(available)
                 raise ConfigError(
-                    f"[plugins.{name}] configures a plugin that is not installed; installed plugins: {_names(available)}"
+                    f"[plugins.{name}] configures a plugin that is not installed; installed plugins: {installed}"
                 )
 
     def _ordered(self) -> list[str]:
         enabled = [name for name, info in self.infos.items() if info.enabled]
         rank = {name: i for i, name in enumerate(DEFAULT_ORDER)}
-        default = sorted(enabled, key=lambda n: (n not in rank, rank.get(n, 0), n)) + [DIRECT]
+        default = [*sorted(enabled, key=lambda n: (n not in rank, rank.get(n, 0), n)), DIRECT]
         explicit = [name for name in self.settings.plugins.order if name in default]
         return explicit + [name for name in default if name not in explicit]
 

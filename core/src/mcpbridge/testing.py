@@ -1,14 +1,14 @@
 """pytest fixtures for plugin authors (installed as a pytest plugin with mcpbridge).
 
-    async def test_my_plugin(mcp_server, mcpbridge_factory, tool_call):
-        def shout(text: str) -> str:
-            return text.upper()
+async def test_my_plugin(mcp_server, mcpbridge_factory, tool_call):
+    def shout(text: str) -> str:
+        return text.upper()
 
-        server = mcp_server(shout)
-        async with mcpbridge_factory({"demo": server}, plugins=[my_plugin]) as bridge:
-            [tool] = await bridge.list_tools()
-            message = await tool.ainvoke(tool_call(tool, {"text": "hi"}))
-            assert message.content[0]["text"] == "HI"
+    server = mcp_server(shout)
+    async with mcpbridge_factory({"demo": server}, plugins=[my_plugin]) as bridge:
+        [tool] = await bridge.list_tools()
+        message = await tool.ainvoke(tool_call(tool, {"text": "hi"}))
+        assert message.content[0]["text"] == "HI"
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 from langgraph.prebuilt import ToolRuntime
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
@@ -30,7 +31,9 @@ from mcpbridge.tools import MCPTool
 _ids = itertools.count(1)
 
 
-def make_server(*functions: Callable[..., Any], name: str = "test", annotations: Mapping[str, ToolAnnotations] | None = None) -> MCPServer:
+def make_server(
+    *functions: Callable[..., Any], name: str = "test", annotations: Mapping[str, ToolAnnotations] | None = None
+) -> MCPServer:
     """An in-process MCP server whose tools are the given plain functions (name = function
     name, description = docstring); `annotations` maps tool names to ToolAnnotations."""
     server = MCPServer(name)
@@ -48,14 +51,16 @@ def make_runtime(
     return ToolRuntime(
         state=state if state is not None else {},
         context=context,
-        config=dict(config or {}),
+        config=cast(RunnableConfig, dict(config or {})),
         stream_writer=lambda chunk: None,
         tool_call_id=tool_call_id or f"call-{next(_ids)}",
         store=None,
     )
 
 
-def make_tool_call(tool: MCPTool, args: Mapping[str, Any], *, id: str | None = None, runtime: Any = None) -> dict[str, Any]:
+def make_tool_call(
+    tool: MCPTool, args: Mapping[str, Any], *, id: str | None = None, runtime: Any = None
+) -> dict[str, Any]:
     """A model-style ToolCall for `tool` (pass it to `tool.ainvoke`); `runtime` is injected
     the way ToolNode does it."""
     call_args = dict(args)

@@ -81,7 +81,7 @@ class MCPTool(BaseTool):
         signature); calls go through `arun`."""
         return await self.ainvoke({**arguments, "runtime": runtime})
 
-    async def arun(  # type: ignore[override]
+    async def arun(
         self,
         tool_input: str | dict[str, Any],
         verbose: bool | None = None,
@@ -130,7 +130,7 @@ class MCPTool(BaseTool):
         await run_manager.on_tool_end(output, color=color, name=self.name, **kwargs)
         return output
 
-    def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         """Sync entry point: runs `arun` on the loop that owns the sessions and waits."""
         return self._binding.run_sync(self.arun(tool_input, *args, **kwargs))
 
@@ -141,9 +141,15 @@ class MCPTool(BaseTool):
         binding = self._binding
         problem = _schema_problem(binding.validator, arguments)
         if problem is not None:
-            return self._fail(InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}"), tool_call_id, [])
+            return self._fail(
+                InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}"), tool_call_id, []
+            )
         request = ToolCallRequest(
-            name=binding.mcp_tool.name, args=arguments, server_name=binding.server, runtime=runtime, tool=binding.mcp_tool
+            name=binding.mcp_tool.name,
+            args=arguments,
+            server_name=binding.server,
+            runtime=runtime,
+            tool=binding.mcp_tool,
         )
         try:
             result = await binding.submit(binding.handler(request))
@@ -180,7 +186,9 @@ class MCPTool(BaseTool):
         return ToolMessage(str(error), artifact=artifact, tool_call_id=tool_call_id, name=self.name, status="error")
 
 
-def make_submit(home: Callable[[], asyncio.AbstractEventLoop]) -> Callable[[Coroutine[Any, Any, Any]], Coroutine[Any, Any, Any]]:
+def make_submit(
+    home: Callable[[], asyncio.AbstractEventLoop],
+) -> Callable[[Coroutine[Any, Any, Any]], Coroutine[Any, Any, Any]]:
     """`submit(coro)`: await `coro` here when this is the home loop, else on the home loop."""
 
     async def submit(coro: Coroutine[Any, Any, Any]) -> Any:

@@ -21,7 +21,10 @@ from mcpbridge_approval import create_approval_resume
 
 async def main(db: str, url: str, thread: str, decision: dict[str, object]) -> None:
     config = {"configurable": {"thread_id": thread}}
-    async with AsyncSqliteSaver.from_conn_string(db) as saver, MCPBridge({"files": {"url": url}}, plugins=["approval"]) as bridge:
+    async with (
+        AsyncSqliteSaver.from_conn_string(db) as saver,
+        MCPBridge({"files": {"url": url}}, plugins=["approval"]) as bridge,
+    ):
         agent = create_agent(ScriptedChatModel(turns=[]), await bridge.list_tools(), checkpointer=saver)
         state = await agent.aget_state(config)
         result = await agent.ainvoke(Command(resume=create_approval_resume(state.interrupts, decision)), config)

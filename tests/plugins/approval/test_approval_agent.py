@@ -82,7 +82,8 @@ async def test_reject_tells_the_model_and_never_calls(tools: list[MCPTool]) -> N
     result = await run.ainvoke(Command(resume=create_approval_resume(result["__interrupt__"], decision)), CONFIG)
     [message] = tool_messages(result)
     assert message.status == "error"
-    assert "not run" in message.content and "keep it" in message.content
+    assert "not run" in message.content
+    assert "keep it" in message.content
     assert {"type": "mcpbridge_approval", "decision": "reject", "message": "keep it"} in message.artifact
     assert result["messages"][-1].content == "Done."
     assert ran("delete_file") == []
@@ -106,9 +107,11 @@ async def test_edit_runs_the_edited_arguments(tools: list[MCPTool]) -> None:
     [message] = tool_messages(result)
     assert ran("delete_file") == [{"path": "/tmp/scratch"}]
     texts = [block["text"] for block in message.content]
-    assert texts[0].startswith("Note: a person edited") and texts[1] == "deleted /tmp/scratch"
+    assert texts[0].startswith("Note: a person edited")
+    assert texts[1] == "deleted /tmp/scratch"
     [note] = [entry for entry in message.artifact if entry["type"] == "mcpbridge_approval"]
-    assert note["original_arguments"] == {"path": "/"} and note["arguments"] == {"path": "/tmp/scratch"}
+    assert note["original_arguments"] == {"path": "/"}
+    assert note["arguments"] == {"path": "/tmp/scratch"}
 
 
 @pytest.mark.parametrize(
@@ -160,14 +163,16 @@ async def test_without_checkpointer_the_call_fails_closed(tools: list[MCPTool]) 
     assert "__interrupt__" not in result
     [message] = tool_messages(result)
     assert message.status == "error"
-    assert "no checkpointer" in message.content and "checkpointer=InMemorySaver()" in message.content
+    assert "no checkpointer" in message.content
+    assert "checkpointer=InMemorySaver()" in message.content
     assert ran("delete_file") == []
 
 
 async def test_outside_a_graph_the_call_fails_closed(tools: list[MCPTool]) -> None:
     [delete] = [t for t in tools if t.name == "delete_file"]
     message = await delete.ainvoke({"type": "tool_call", "name": "delete_file", "args": {"path": "x"}, "id": "c1"})
-    assert message.status == "error" and "not running inside a LangGraph graph" in message.content
+    assert message.status == "error"
+    assert "not running inside a LangGraph graph" in message.content
     with pytest.raises(CannotPauseError, match="checkpointer"):
         await delete.ainvoke({"path": "x"})
     assert ran("delete_file") == []
@@ -203,7 +208,9 @@ async def test_observers_hear_requested_and_decided() -> None:
     ) as bridge:
         run = agent(await bridge.list_tools(), ("delete_file", {"path": "x"}))
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
-        assert events == [("approval.requested", {"server": "files", "tool": "delete_file", "arguments": {"path": "x"}})]
+        assert events == [
+            ("approval.requested", {"server": "files", "tool": "delete_file", "arguments": {"path": "x"}})
+        ]
         await run.ainvoke(Command(resume=create_approval_resume(result["__interrupt__"])), CONFIG)
     assert events[1:] == [("approval.decided", {"server": "files", "tool": "delete_file", "decision": "approve"})]
 

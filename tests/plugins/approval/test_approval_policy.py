@@ -36,7 +36,12 @@ async def test_rules_require_or_waive_by_server_tool_and_arguments(server_tools:
     settings = Settings.model_validate(
         {
             "rules": [
-                {"server": "files", "tool": "delete_file", "approval": "waive", "when": [{"argument": "path", "glob": "/tmp/*"}]},
+                {
+                    "server": "files",
+                    "tool": "delete_file",
+                    "approval": "waive",
+                    "when": [{"argument": "path", "glob": "/tmp/*"}],
+                },
                 {"tool": "transfer", "approval": "require", "when": [{"argument": "amount", "above": 100}]},
                 {"tool": "transfer", "approval": "require", "when": [{"argument": "to", "regex": "^ext-"}]},
                 {"server": "sandbox", "approval": "waive"},
@@ -83,4 +88,6 @@ async def test_predicate_from_an_import_string(server_tools: dict[str, Tool]) ->
 )
 def test_bad_settings_name_the_key(table: dict[str, Any], expected: str) -> None:
     with pytest.raises(ConfigError, match=expected):
-        MCPBridge({"files": approval_servers.build()}, plugins=[mcpbridge_approval], plugin_settings={"approval": table})
+        MCPBridge(
+            {"files": approval_servers.build()}, plugins=[mcpbridge_approval], plugin_settings={"approval": table}
+        )

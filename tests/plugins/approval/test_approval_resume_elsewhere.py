@@ -35,9 +35,10 @@ async def test_resume_in_another_process(files_url: str, tmp_path: Path) -> None
     approval_servers.CALLS.clear()
     db = str(tmp_path / "checkpoints.sqlite")
     config = {"configurable": {"thread_id": "cross-process"}}
-    async with AsyncSqliteSaver.from_conn_string(db) as saver, MCPBridge(
-        {"files": {"url": files_url}}, plugins=[mcpbridge_approval]
-    ) as bridge:
+    async with (
+        AsyncSqliteSaver.from_conn_string(db) as saver,
+        MCPBridge({"files": {"url": files_url}}, plugins=[mcpbridge_approval]) as bridge,
+    ):
         model = ScriptedChatModel(turns=[tool_call_turn(("delete_file", {"path": "/srv/old"}))])
         agent = create_agent(model, await bridge.list_tools(), checkpointer=saver)
         result = await agent.ainvoke({"messages": [("user", "clean up")]}, config)

@@ -75,7 +75,9 @@ def build() -> MCPServer:
         EFFECTS.append(("call", "survey"))
         name = answer(ctx, "name")
         if ctx.request_state is None:
-            return InputRequiredResult(input_requests={"name": form("Your name?", name={"type": "string"})}, request_state="r1")
+            return InputRequiredResult(
+                input_requests={"name": form("Your name?", name={"type": "string"})}, request_state="r1"
+            )
         if ctx.request_state == "r1":
             given = (name.content or {}).get("name") if name and name.action == "accept" else "anonymous"
             return InputRequiredResult(

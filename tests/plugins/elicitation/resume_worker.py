@@ -22,7 +22,10 @@ from mcpbridge.demo.model import ScriptedChatModel
 async def main(db: str, url: str, thread: str, resume: dict[str, object]) -> None:
     config = {"configurable": {"thread_id": thread}}
     servers = {"shop": {"url": url, "mode": "modern"}}
-    async with AsyncSqliteSaver.from_conn_string(db) as saver, MCPBridge(servers, plugins=["approval", "elicitation"]) as bridge:
+    async with (
+        AsyncSqliteSaver.from_conn_string(db) as saver,
+        MCPBridge(servers, plugins=["approval", "elicitation"]) as bridge,
+    ):
         agent = create_agent(ScriptedChatModel(turns=[]), await bridge.list_tools(), checkpointer=saver)
         result = await agent.ainvoke(Command(resume=resume), config)
     texts = [m.content[0]["text"] for m in result["messages"] if isinstance(m, ToolMessage) and m.status == "success"]

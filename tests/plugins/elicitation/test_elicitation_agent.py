@@ -131,7 +131,9 @@ async def test_bad_answers_are_refused_and_can_be_given_again(
     with pytest.raises(ValidationError, match=expected):
         await run.ainvoke(Command(resume={pending.id: answers}), CONFIG)
     assert [i.id for i in (await run.aget_state(CONFIG)).interrupts] == [pending.id]
-    result = await run.ainvoke(Command(resume=create_elicitation_resume(pending, {"confirm": {"action": "decline"}})), CONFIG)
+    result = await run.ainvoke(
+        Command(resume=create_elicitation_resume(pending, {"confirm": {"action": "decline"}})), CONFIG
+    )
     assert texts(result) == ["kept bob (decline)"]
     assert effects("deleted") == []
 
@@ -141,7 +143,8 @@ async def test_two_rounds_in_one_call(tools: list[MCPTool]) -> None:
     first = await start(run)
     assert (first.value["round"], list(first.value["requests"])) == (1, ["name"])
     result = await run.ainvoke(
-        Command(resume=create_elicitation_resume(first, {"name": {"action": "accept", "content": {"name": "Ada"}}})), CONFIG
+        Command(resume=create_elicitation_resume(first, {"name": {"action": "accept", "content": {"name": "Ada"}}})),
+        CONFIG,
     )
     [second] = result["__interrupt__"]
     assert second.id != first.id
@@ -157,8 +160,12 @@ async def test_two_rounds_in_one_call(tools: list[MCPTool]) -> None:
 async def test_url_mode_question(tools: list[MCPTool]) -> None:
     run = agent(tools, ("login", {}))
     pending = await start(run)
-    assert pending.value["requests"] == {"oauth": {"mode": "url", "message": "Sign in", "url": "https://auth.example/x"}}
-    result = await run.ainvoke(Command(resume=create_elicitation_resume(pending, {"oauth": {"action": "accept"}})), CONFIG)
+    assert pending.value["requests"] == {
+        "oauth": {"mode": "url", "message": "Sign in", "url": "https://auth.example/x"}
+    }
+    result = await run.ainvoke(
+        Command(resume=create_elicitation_resume(pending, {"oauth": {"action": "accept"}})), CONFIG
+    )
     assert texts(result) == ["login accept"]
 
 
@@ -177,7 +184,9 @@ async def test_continuation_rounds_are_retried_with_backoff() -> None:
     async with MCPBridge(
         {"shop": elicit_servers.build()}, plugins=[mcpbridge_elicitation], plugin_settings={"elicitation": FAST}
     ) as bridge:
-        result = await agent(await bridge.list_tools(), ("slow_job", {})).ainvoke({"messages": [("user", "go")]}, CONFIG)
+        result = await agent(await bridge.list_tools(), ("slow_job", {})).ainvoke(
+            {"messages": [("user", "go")]}, CONFIG
+        )
     assert "__interrupt__" not in result
     assert texts(result) == ["job done"]
     assert effects("call") == ["slow_job"] * 3
@@ -186,7 +195,9 @@ async def test_continuation_rounds_are_retried_with_backoff() -> None:
 @pytest.mark.parametrize(("tool", "max_rounds"), [("slow_job", 1), ("pester", 1)])
 async def test_max_rounds_stops_the_call(tool: str, max_rounds: int) -> None:
     settings = {"elicitation": {**FAST, "max_rounds": max_rounds}}
-    async with MCPBridge({"shop": elicit_servers.build()}, plugins=[mcpbridge_elicitation], plugin_settings=settings) as bridge:
+    async with MCPBridge(
+        {"shop": elicit_servers.build()}, plugins=[mcpbridge_elicitation], plugin_settings=settings
+    ) as bridge:
         run = agent(await bridge.list_tools(), (tool, {}))
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
         if tool == "pester":
@@ -195,14 +206,16 @@ async def test_max_rounds_stops_the_call(tool: str, max_rounds: int) -> None:
             result = await run.ainvoke(Command(resume=create_elicitation_resume(pending, answer)), CONFIG)
     [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
     assert message.status == "error"
-    assert f"still asked for input after {max_rounds} rounds" in message.content and "max_rounds" in message.content
+    assert f"still asked for input after {max_rounds} rounds" in message.content
+    assert "max_rounds" in message.content
 
 
 async def test_roots_requests_are_not_supported(tools: list[MCPTool]) -> None:
     result = await agent(tools, ("wants_roots", {})).ainvoke({"messages": [("user", "go")]}, CONFIG)
     assert "__interrupt__" not in result
     [text] = texts(result)
-    assert "['roots'] (sampling or roots)" in text and "not answer" in text
+    assert "['roots'] (sampling or roots)" in text
+    assert "not answer" in text
 
 
 async def test_without_checkpointer_the_call_fails_instead_of_pausing(tools: list[MCPTool]) -> None:
@@ -210,14 +223,16 @@ async def test_without_checkpointer_the_call_fails_instead_of_pausing(tools: lis
     result = await create_agent(model, tools).ainvoke({"messages": [("user", "go")]})
     assert "__interrupt__" not in result
     [text] = texts(result)
-    assert "no checkpointer" in text and "checkpointer=InMemorySaver()" in text
+    assert "no checkpointer" in text
+    assert "checkpointer=InMemorySaver()" in text
     assert effects("deleted") == []
 
 
 async def test_outside_a_graph_the_call_fails(tools: list[MCPTool]) -> None:
     [delete] = [t for t in tools if t.name == "delete_account"]
     message = await delete.ainvoke({"type": "tool_call", "name": "delete_account", "args": {"user": "bob"}, "id": "c"})
-    assert message.status == "error" and "not running inside a LangGraph graph" in message.content
+    assert message.status == "error"
+    assert "not running inside a LangGraph graph" in message.content
     with pytest.raises(CannotPauseError):
         await delete.ainvoke({"user": "bob"})
     assert effects("deleted") == []
@@ -225,7 +240,9 @@ async def test_outside_a_graph_the_call_fails(tools: list[MCPTool]) -> None:
 
 async def test_per_server_opt_out() -> None:
     settings = {"elicitation": {"servers": {"shop": {"elicitation": False}}}}
-    async with MCPBridge({"shop": elicit_servers.build()}, plugins=[mcpbridge_elicitation], plugin_settings=settings) as bridge:
+    async with MCPBridge(
+        {"shop": elicit_servers.build()}, plugins=[mcpbridge_elicitation], plugin_settings=settings
+    ) as bridge:
         run = agent(await bridge.list_tools(), ("delete_account", {"user": "bob"}), ("book", {"room": "red"}))
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
     assert "__interrupt__" not in result

@@ -3,6 +3,7 @@ page is self-contained, foreign hosts and cross-site posts are refused, the CLI 
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import re
@@ -57,7 +58,7 @@ async def test_the_event_stream_shows_each_call_running_then_settled() -> None:
     with serve(port=0) as inspector:
         reader = threading.Thread(target=read_events, args=(inspector.url, 3, events), daemon=True)
         reader.start()
-        time.sleep(0.2)  # let the page connect before the run, as a watching user would
+        await asyncio.sleep(0.2)  # let the page connect before the run, as a watching user would
         async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events]) as bridge:
             graph = agent(
                 await bridge.list_tools(),
@@ -68,7 +69,7 @@ async def test_the_event_stream_shows_each_call_running_then_settled() -> None:
                 pass
         reader.join(timeout=10)
         assert not reader.is_alive()
-        snapshot = json.loads(urllib.request.urlopen(inspector.url + "calls", timeout=5).read())
+        snapshot = json.loads((await asyncio.to_thread(request, inspector.url + "calls"))[2])
     assert events[0] == ("hello", {"title": "mcpbridge inspector", "canRun": False})
     statuses: dict[str, list[str]] = {}
     for kind, data in events[1:]:

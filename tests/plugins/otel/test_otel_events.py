@@ -22,7 +22,7 @@ from .conftest import Telemetry, build_server
 PLUGIN_EVENTS = [
     ("cache.miss", {"key": "k1"}),
     ("retry.attempt", {"attempt": 2, "delay": 0.5, "error": ValueError("flaky")}),
-    ("approval.asked", {"actions": ["approve", "reject"]}),
+    ("approval.requested", {"arguments": {"text": "secret"}, "actions": ["approve", "reject"]}),
     ("approval.decided", {"decision": "approve", "note": None}),
     ("elicitation.round", {"round": 1, "keys": ("name", 3)}),
 ]
@@ -45,13 +45,27 @@ async def test_observer_events_and_mcp_progress_become_span_events(telemetry: Te
     assert events[:5] == [
         ("cache.miss", {"key": "k1"}),
         ("retry.attempt", {"attempt": 2, "delay": 0.5, "error": "flaky"}),
-        ("approval.asked", {"actions": ("approve", "reject")}),
+        ("approval.requested", {"actions": ("approve", "reject")}),
         ("approval.decided", {"decision": "approve"}),
         ("elicitation.round", {"round": 1, "keys": "('name', 3)"}),
     ]
     progress = [attrs for name, attrs in events[5:] if name == "progress"]
     assert [p["progress"] for p in progress] == [1, 2, 3]
     assert progress[-1] == {"progress": 3, "total": 3, "message": "step 3"}
+
+
+async def test_mapping_payloads_are_content(telemetry: Telemetry) -> None:
+    settings = {"otel": {"record_content": True}}
+    async with MCPBridge(
+        {"calc": {"server": build_server()}},
+        plugins=[mcpbridge_otel],
+        interceptors=[report_like_plugins],
+        plugin_settings=settings,
+    ) as bridge:
+        echo = next(t for t in await bridge.list_tools() if t.name == "echo")
+        await echo.ainvoke({"text": "hi"})
+    [requested] = [e for e in telemetry.one("execute_tool echo").events if e.name == "approval.requested"]
+    assert (requested.attributes or {})["arguments"] == '{"text":"secret"}'
 
 
 async def ask_first(request: ToolCallRequest, handler: ToolCallHandler) -> Any:

@@ -7,6 +7,7 @@ it arms `STATE_DIR/refuse-start`. Every call is logged to `STATE_DIR/calls.log` 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -59,6 +60,7 @@ class Flaky:
     def __init__(self, k: int) -> None:
         self.k = k
         self.calls: dict[str, int] = {}
+        self.hanging = asyncio.Event()
         self.server = MCPServer("flaky")
         self.server.tool(annotations=READ_ONLY)(self.read_report)
         self.server.tool()(self.write_report)
@@ -83,6 +85,7 @@ class Flaky:
     async def hang(self) -> str:
         """Never answers in time."""
         self.calls["hang"] = self.calls.get("hang", 0) + 1
+        self.hanging.set()
         await anyio.sleep(30)
         return "late"
 

@@ -18,6 +18,12 @@ from mcpbridge.testing import make_tool_call
 from tests.plugins.retry.servers import Flaky
 
 
+def retry_bridge(settings: dict[str, Any]) -> MCPBridge:
+    return MCPBridge(
+        {"crm": {"server": Flaky(0).server}}, plugins=[mcpbridge_retry], plugin_settings={"retry": settings}
+    )
+
+
 async def test_an_interrupt_inside_retry_is_neither_swallowed_nor_repeated() -> None:
     flaky = Flaky(k=0)
     entered: list[str] = []
@@ -43,9 +49,7 @@ async def test_an_interrupt_inside_retry_is_neither_swallowed_nor_repeated() -> 
         assert "read_report" not in flaky.calls
         done = await agent.ainvoke(Command(resume="yes"), config)
     [message] = [m for m in done["messages"] if isinstance(m, ToolMessage)]
-    assert (
-        message.content == [{"type": "text", "text": "report q3-yes"}] or message.content[0]["text"] == "report q3-yes"
-    )
+    assert message.content[0]["text"] == "report q3-yes"
     assert entered == ["read_report", "read_report"]  # once per run of the tool, never per retry
     assert flaky.calls["read_report"] == 1
 
@@ -55,8 +59,7 @@ async def test_cancellation_is_not_retried() -> None:
     async with MCPBridge({"reports": {"server": flaky.server}}, plugins=[mcpbridge_retry]) as bridge:
         [hang] = [t for t in await bridge.list_tools() if t.name == "hang"]
         task = asyncio.create_task(hang.ainvoke(make_tool_call(hang, {})))
-        while not flaky.calls.get("hang"):
-            await asyncio.sleep(0.01)
+        await flaky.hanging.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -87,9 +90,7 @@ def test_policy_levels_override_each_other_by_mcp_tool_name() -> None:
             "crm": {"attempts": 6, "on_timeout": False, "tools": {"create": {"attempts": 2, "idempotent": True}}}
         },
     }
-    bridge = MCPBridge(
-        {"crm": {"server": Flaky(0).server}}, plugins=[mcpbridge_retry], plugin_settings={"retry": settings}
-    )
+    bridge = retry_bridge(settings)
     [interceptor] = bridge.interceptors
     assert isinstance(interceptor, mcpbridge_retry.RetryInterceptor)
     create = interceptor.policy("crm", "create")
@@ -113,4 +114,4 @@ def test_policy_levels_override_each_other_by_mcp_tool_name() -> None:
 )
 def test_config_errors_name_the_key(settings: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        MCPBridge({"crm": {"server": Flaky(0).server}}, plugins=[mcpbridge_retry], plugin_settings={"retry": settings})
+        retry_bridge(settings)

@@ -26,7 +26,7 @@ class ScriptedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
         return self
 
     def _generate(
@@ -49,5 +49,8 @@ def tool_call_turn(*calls: tuple[str, dict[str, Any]], text: str = "") -> AIMess
     """An AIMessage asking for the given `(tool name, args)` calls (ids call-1, call-2, ...)."""
     return AIMessage(
         text,
-        tool_calls=[{"name": name, "args": args, "id": f"call-{i}", "type": "tool_call"} for i, (name, args) in enumerate(calls, 1)],
+        tool_calls=[
+            {"name": name, "args": args, "id": f"call-{i}", "type": "tool_call"}
+            for i, (name, args) in enumerate(calls, 1)
+        ],
     )

@@ -75,7 +75,9 @@ def _agent(tools: list[Any], model_name: str | None) -> Any:
 
         model = ScriptedChatModel(
             turns=[
-                tool_call_turn(("get_forecast", {"city": "Oslo"}), ("add", {"a": 2, "b": 3}), ("divide", {"a": 1, "b": 0})),
+                tool_call_turn(
+                    ("get_forecast", {"city": "Oslo"}), ("add", {"a": 2, "b": 3}), ("divide", {"a": 1, "b": 0})
+                ),
                 tool_call_turn(("list_contacts", {})),
                 summary,
             ]
@@ -92,12 +94,12 @@ async def _run(agent: Any) -> list[tuple[str, str, float, str]]:
             for message in (node or {}).get("messages", []):
                 if isinstance(message, AIMessage):
                     for call in message.tool_calls:
-                        started[call["id"]] = time.perf_counter()
+                        started[call["id"] or ""] = time.perf_counter()
                         print(f"  → {call['name']}({call['args']})")
                     if message.content:
                         print(f"  assistant: {message.content}")
                 elif isinstance(message, ToolMessage):
-                    elapsed = (time.perf_counter() - started.get(message.tool_call_id, time.perf_counter())) * 1e3
+                    elapsed = (time.perf_counter() - started.get(message.tool_call_id or "", time.perf_counter())) * 1e3
                     text = _text(message)
                     print(f"  ← {message.name} [{message.status}] {text}")
                     rows.append((message.name or "?", message.status, elapsed, text))
@@ -121,7 +123,9 @@ def _serve_http(app_server: Any) -> tuple[str, Any]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app_server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error"))
+    server = uvicorn.Server(
+        uvicorn.Config(app_server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

@@ -22,7 +22,7 @@ class Forecast(BaseModel):
 
 
 def _sun_png() -> str:
-    """A tiny 8×8 yellow PNG, built here so the demo ships no binary files."""
+    """A tiny 8x8 yellow PNG, built here so the demo ships no binary files."""
     raw = b"".join(b"\x00" + b"\xff\xd0\x20" * 8 for _ in range(8))
 
     def chunk(kind: bytes, data: bytes) -> bytes:

@@ -8,8 +8,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from langgraph.types import Interrupt
-
 from mcpbridge.interrupts import interrupt_id, interrupt_payload
+
 from mcpbridge_approval.settings import DecisionType
 
 PAYLOAD_TYPE = "mcp_approval"
@@ -47,7 +47,8 @@ def _check_edit(answer: Mapping[str, Any], where: str, names: Sequence[str], inp
     action = answer.get("edited_action")
     if not isinstance(action, Mapping) or not isinstance(action.get("args"), Mapping):
         raise ValueError(
-            f"the 'edit' decision for {where} needs `edited_action: {{'name': ..., 'args': {{...}}}}` with the new arguments"
+            f"the 'edit' decision for {where} needs "
+            "`edited_action: {'name': ..., 'args': {...}}` with the new arguments"
         )
     name = action.get("name")
     if name is not None and name not in names:

@@ -6,9 +6,9 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 from mcp.types import CallToolResult, TextContent
-
 from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge.interrupts import pause
+
 from mcpbridge_approval.decisions import PAYLOAD_TYPE, decision_checker, decision_schema
 from mcpbridge_approval.policy import needs_approval
 from mcpbridge_approval.settings import Settings
@@ -37,7 +37,9 @@ class ApprovalInterceptor:
             "name": display,
             "tool_call_id": getattr(request.runtime, "tool_call_id", None),
             "arguments": dict(request.args),
-            "annotations": tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool and tool.annotations else {},
+            "annotations": tool.annotations.model_dump(by_alias=True, exclude_none=True)
+            if tool and tool.annotations
+            else {},
             "description": (tool.description or "") if tool is not None else "",
             "allowed_decisions": allowed,
         }

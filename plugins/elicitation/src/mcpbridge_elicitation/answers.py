@@ -9,7 +9,6 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from langgraph.types import Interrupt
 from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult
-
 from mcpbridge.interrupts import interrupt_id, interrupt_payload
 
 PAYLOAD_TYPE = "mcp_elicitation"
@@ -62,7 +61,9 @@ def _check_answer(request: Mapping[str, Any], answer: Any, where: str) -> dict[s
     return {"action": "accept", "content": dict(content)}
 
 
-def answers_checker(requests: Mapping[str, Mapping[str, Any]], where: str) -> Callable[[Any], dict[str, dict[str, Any]]]:
+def answers_checker(
+    requests: Mapping[str, Mapping[str, Any]], where: str
+) -> Callable[[Any], dict[str, dict[str, Any]]]:
     def elicitation_answers(answers: Any) -> dict[str, dict[str, Any]]:
         return check_answers(requests, answers, where)
 

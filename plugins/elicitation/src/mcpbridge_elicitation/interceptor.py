@@ -8,9 +8,9 @@ from typing import Any
 
 from langchain_core.tools import ToolException
 from mcp.types import ElicitRequest, InputRequiredResult
-
 from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge.interrupts import pause
+
 from mcpbridge_elicitation.answers import PAYLOAD_TYPE, answers_checker, answers_schema, as_results, describe_requests
 from mcpbridge_elicitation.settings import Settings
 
@@ -29,7 +29,8 @@ class ElicitationInterceptor:
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         where = f"tool {request.name!r} on server {request.server_name!r}"
-        current, delay, rounds, actions = request, self.settings.backoff_initial, 0, []
+        current, delay, rounds = request, self.settings.backoff_initial, 0
+        actions: list[dict[str, str]] = []
         while True:
             result = await handler(current)
             if not isinstance(result, InputRequiredResult):
@@ -39,13 +40,17 @@ class ElicitationInterceptor:
             rounds += 1
             self._check_round(result, rounds, where, request.server_name)
             questions = result.input_requests or {}
-            request.notify("elicitation.round", server=request.server_name, tool=request.name, round=rounds, keys=sorted(questions))
+            request.notify(
+                "elicitation.round", server=request.server_name, tool=request.name, round=rounds, keys=sorted(questions)
+            )
             if not questions:  # a continuation: the server is still working on its state
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.settings.backoff_max)
                 current = current.override(input_responses=None, request_state=result.request_state)
                 continue
-            answers = self._ask(request, {k: q for k, q in questions.items() if isinstance(q, ElicitRequest)}, rounds, where)
+            answers = self._ask(
+                request, {k: q for k, q in questions.items() if isinstance(q, ElicitRequest)}, rounds, where
+            )
             actions.append({key: answer["action"] for key, answer in answers.items()})
             current = current.override(input_responses=as_results(answers), request_state=result.request_state)
 

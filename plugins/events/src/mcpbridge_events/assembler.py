@@ -245,15 +245,15 @@ class ToolCallAssembler:
     def _messages(self, messages: Iterable[Any], namespace: list[str]) -> list[AssembledToolCall]:
         touched: list[AssembledToolCall] = []
         for message in messages:
-            call_id = message.tool_call_id if isinstance(message, ToolMessage) else None
-            if isinstance(message, ToolMessage) and call_id:
-                call = self._ensure(call_id, message.name or "", namespace)
+            if isinstance(message, ToolMessage) and message.tool_call_id:
+                call = self._ensure(message.tool_call_id, message.name or "", namespace)
                 if self._reconcile(call, message):
                     touched.append(call)
             elif isinstance(message, AIMessage) and not isinstance(message, AIMessageChunk):
                 for asked in message.tool_calls:
-                    if asked.get("id") and asked["id"] not in self._calls:
-                        call = self._ensure(asked["id"], asked["name"], namespace)
+                    asked_id = asked.get("id")
+                    if asked_id and asked_id not in self._calls:
+                        call = self._ensure(asked_id, asked["name"], namespace)
                         call.input, call.message_id = dict(asked["args"]), message.id
                         touched.append(call)
         return touched

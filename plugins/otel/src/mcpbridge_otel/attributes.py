@@ -80,9 +80,11 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit]
 
 
-def event_attributes(data: Mapping[str, Any]) -> dict[str, AttributeValue]:
+def event_attributes(data: Mapping[str, Any], content_limit: int | None) -> dict[str, AttributeValue]:
     """Observer payloads as span-event attributes: primitives and lists of one primitive
-    type as they are, None dropped, anything else as text."""
+    type as they are, None dropped, anything else as text. Mappings (e.g. the arguments an
+    approval asks about) are content: kept, as JSON cut to `content_limit`, only when
+    content is recorded (`content_limit` is not None)."""
     attributes: dict[str, AttributeValue] = {}
     for key, value in data.items():
         if value is None:
@@ -91,6 +93,9 @@ def event_attributes(data: Mapping[str, Any]) -> dict[str, AttributeValue]:
             attributes[key] = value
         elif _homogeneous_primitives(value):
             attributes[key] = list(value)
+        elif isinstance(value, Mapping):
+            if content_limit is not None:
+                attributes[key] = clip(to_json(value), content_limit)
         else:
             attributes[key] = str(value)
     return attributes

@@ -37,13 +37,14 @@ class SpanEvents:
     """A per-call observer: what inner interceptors report (retry attempts, cache hits,
     approvals, elicitation rounds, progress) becomes an event on the call's span."""
 
-    __slots__ = ("span",)
+    __slots__ = ("content_limit", "span")
 
-    def __init__(self, span: Span) -> None:
+    def __init__(self, span: Span, content_limit: int | None) -> None:
         self.span = span
+        self.content_limit = content_limit
 
     def __call__(self, event: str, data: Mapping[str, Any]) -> None:
-        self.span.add_event(event, event_attributes(data))
+        self.span.add_event(event, event_attributes(data, self.content_limit))
 
 
 class OtelInterceptor:
@@ -79,7 +80,8 @@ class OtelInterceptor:
             span.set_attributes(request_attributes(request))
             span.set_attributes(self._servers.get(request.server_name, {}))
             self._record_arguments(span, request.args)
-            request = request.override(observers=(*request.observers, SpanEvents(span)))
+            listener = SpanEvents(span, self.settings.max_content_length if self.settings.record_content else None)
+            request = request.override(observers=(*request.observers, listener))
         # A no-op tracer hands back the current span itself: nothing to make current then.
         token = None if span is trace.get_current_span() else context.attach(trace.set_span_in_context(span))
         started = time.perf_counter()

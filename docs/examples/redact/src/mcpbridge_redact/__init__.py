@@ -1,7 +1,7 @@
 """mcpbridge-redact: replaces secrets in tool results with [REDACTED] before the model sees them.
 
-    [plugins.redact]
-    patterns = ['sk-[A-Za-z0-9]{8,}', 'password=\\S+']
+[plugins.redact]
+patterns = ['sk-[A-Za-z0-9]{8,}', 'password=\\S+']
 """
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, ConfigDict
-
 from mcpbridge import PluginConfig, ToolCallHandler, ToolCallInterceptor, ToolCallRequest, ToolCallResult, hookimpl
+from pydantic import BaseModel, ConfigDict
 
 NAME = "redact"
 
