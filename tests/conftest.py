@@ -23,11 +23,12 @@ def stdio_config(module: str = "tests.servers.basic", **extra: Any) -> dict[str,
     return {"command": sys.executable, "args": ["-m", module], "cwd": str(ROOT), **extra}
 
 
-def serve_http(app: Any) -> tuple[str, uvicorn.Server, threading.Thread]:
-    """Serve a Starlette app on a free loopback port in a thread; returns its base URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def serve_http(app: Any, port: int | None = None) -> tuple[str, uvicorn.Server, threading.Thread]:
+    """Serve a Starlette app on loopback (a free port unless given) in a thread; returns its base URL."""
+    if port is None:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -183,3 +183,23 @@ async def test_unknown_server_in_call_and_list() -> None:
             await bridge.call_tool("basic", "nope")
         message = await bridge.call_tool("basic", "echo", {"text": "direct"})
         assert message.content[0]["text"] == "direct"
+
+
+async def test_http_server_restart_reconnects() -> None:
+    from tests.conftest import serve_http
+
+    base, server, thread = serve_http(basic.build().streamable_http_app())
+    port = base.rsplit(":", 1)[1]
+    async with MCPBridge({"basic": {"url": f"{base}/mcp", "connect_timeout": 5}}, plugins=[]) as bridge:
+        echo = (await tools_of(bridge))["echo"]
+        assert (await echo.ainvoke({"text": "up"}))[0]["text"] == "up"
+        server.should_exit = True
+        await asyncio.to_thread(thread.join, 5)
+        with pytest.raises(ServerConnectionError, match="server 'basic'"):
+            await echo.ainvoke({"text": "down"})
+        _, again, again_thread = await asyncio.to_thread(serve_http, basic.build().streamable_http_app(), int(port))
+        try:
+            assert (await echo.ainvoke({"text": "back"}))[0]["text"] == "back"
+        finally:
+            again.should_exit = True
+            await asyncio.to_thread(again_thread.join, 5)

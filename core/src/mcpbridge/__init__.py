@@ -13,6 +13,7 @@ from mcpbridge.errors import (
     ToolTimeoutError,
 )
 from mcpbridge.hookspecs import hookimpl
+from mcpbridge.interrupts import CannotPauseError, pause
 from mcpbridge.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, ToolCallResult, compose
 from mcpbridge.plugins import PluginConfig
 from mcpbridge.tools import MCPTool
@@ -24,6 +25,7 @@ __all__ = [
     "MCPBridgeError",
     "MCPTool",
     "MCPToolError",
+    "CannotPauseError",
     "PluginConfig",
     "PluginError",
     "ServerConfig",
@@ -37,4 +39,5 @@ __all__ = [
     "compose",
     "hookimpl",
     "load_settings",
+    "pause",
 ]

@@ -71,6 +71,7 @@ class Connection:
         self.timeout = timeout
         self.tools_stale = False
         self._client_options = dict(client_options)
+        self._message_handler = self._client_options.pop("message_handler", None)
         self._session: ClientSession | None = None
         self._tools: list[Tool] = []
         self._stop: asyncio.Event | None = None
@@ -239,6 +240,8 @@ class Connection:
             self.tools_stale = True
         elif isinstance(message, Exception):
             logger.debug("mcpbridge: server %r transport error: %s", self.name, describe(message))
+        if self._message_handler is not None:
+            await self._message_handler(message)
 
 
 async def _list_all(session: ClientSession) -> list[Tool]:

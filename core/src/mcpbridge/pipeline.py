@@ -25,7 +25,7 @@ ToolCallResult: TypeAlias = "CallToolResult | InputRequiredResult | ToolMessage 
 """What a handler returns: the server's result, a request for user input (answered by the
 elicitation plugin), or a message / command an interceptor produced on its own."""
 
-_READ_ONLY = frozenset({"server_name", "tool", "runtime"})
+_READ_ONLY = frozenset({"server_name", "tool", "runtime", "tool_call_id"})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -46,6 +46,9 @@ class ToolCallRequest:
     timeout: float | None = None
     input_responses: dict[str, Any] | None = None
     request_state: str | None = None
+    tool_call_id: str | None = None
+    """The id of the model's tool call (also when the tool is invoked with a ToolCall outside
+    an agent); None for a call with plain arguments."""
     artifact: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     """Entries for the ToolMessage artifact (e.g. `{"type": "mcpbridge_cache", "hit": True}`).
     One list per call, shared by every `override()` copy, so outer interceptors see what

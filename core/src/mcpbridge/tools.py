@@ -150,6 +150,7 @@ class MCPTool(BaseTool):
             server_name=binding.server,
             runtime=runtime,
             tool=binding.mcp_tool,
+            tool_call_id=tool_call_id,
         )
         try:
             result = await binding.submit(binding.handler(request))
