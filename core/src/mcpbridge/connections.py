@@ -191,7 +191,7 @@ class Connection:
             self._owner.cancel()
             self._owner = None
             raise ServerConnectionError(
-                self.name, f"no answer within connect_timeout={self.config.connect_timeout:g} s"
+                self.name, f"no answer within connect_timeout={self.config.connect_timeout:g} s", sent=False
             ) from None
         except ServerConnectionError:
             self._owner = None
@@ -214,11 +214,11 @@ class Connection:
                 await stop.wait()
         except asyncio.CancelledError:
             if not ready.done():
-                ready.set_exception(ServerConnectionError(self.name, "connecting was cancelled"))
+                ready.set_exception(ServerConnectionError(self.name, "connecting was cancelled", sent=False))
             raise
         except BaseException as exc:  # the owner task reports everything through `ready`
             if not ready.done():
-                ready.set_exception(ServerConnectionError(self.name, exc))
+                ready.set_exception(ServerConnectionError(self.name, exc, sent=False))
             else:
                 logger.debug("mcpbridge: closing server %r: %s", self.name, describe(exc))
 

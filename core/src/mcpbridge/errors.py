@@ -20,12 +20,16 @@ class PluginError(MCPBridgeError):
 
 
 class ServerConnectionError(MCPBridgeError, ConnectionError):
-    """A server could not be reached, or its connection broke during a call."""
+    """A server could not be reached, or its connection broke during a call.
 
-    def __init__(self, server: str, cause: BaseException | str, *, tool: str | None = None) -> None:
+    `sent` says whether the request may have reached the server: False when the session
+    could not even be opened, so retrying cannot run a tool twice."""
+
+    def __init__(self, server: str, cause: BaseException | str, *, tool: str | None = None, sent: bool = True) -> None:
         self.server = server
         self.tool = tool
         self.cause = cause
+        self.sent = sent
         where = f"tool {tool!r} on server {server!r}" if tool else f"server {server!r}"
         reason = cause if isinstance(cause, str) else describe(cause)
         super().__init__(f"MCP {where} is unreachable: {reason}")

@@ -22,7 +22,20 @@ PROMPT = "What's the weather in Oslo, what is 2 + 3, and what is 1 / 0? Then lis
 
 def run_demo(*, yes: bool = False, model: str | None = None, ui: bool = False) -> int:
     logging.disable(logging.INFO)
+    if ui:
+        return _inspector()
     return asyncio.run(_demo(model))
+
+
+def _inspector() -> int:
+    from mcpbridge.config import Settings
+    from mcpbridge.plugins import PluginHost
+
+    inspect = PluginHost(Settings()).commands().get("inspect")
+    if inspect is None:
+        print("mcpbridge demo --ui needs the events plugin: pip install 'mcpbridge-events[demo]'", file=sys.stderr)
+        return 1
+    return int(inspect([]) or 0)
 
 
 async def _demo(model_name: str | None) -> int:

@@ -3,6 +3,8 @@ counterpart of LangGraph JS `useStream().toolCalls`) and a live web inspector.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mcpbridge import PluginConfig, hookimpl
 from pydantic import BaseModel, ConfigDict
 
@@ -34,6 +36,18 @@ class Settings(BaseModel):
 @hookimpl
 def mcpbridge_configure(config: PluginConfig) -> None:
     config.parse(NAME, Settings)
+
+
+@hookimpl
+def mcpbridge_commands() -> dict[str, Callable[[list[str]], int | None]]:
+    """`mcpbridge inspect [--port N] [--no-run]`: the live inspector page with the demo agent."""
+
+    def inspect(argv: list[str]) -> int:
+        from mcpbridge_events.inspector import main
+
+        return main(["inspect", *argv])
+
+    return {"inspect": inspect}
 
 
 @hookimpl

@@ -91,8 +91,8 @@ class _Call:
 
     def _retry_error(self, exc: BaseException) -> bool:
         if isinstance(exc, ServerConnectionError):
-            # No tool named: the connection could not be opened, so the call never left.
-            return self.unsafe is None or exc.tool is None
+            # A session that could not be opened sent nothing: safe to retry for any tool.
+            return self.unsafe is None or not exc.sent
         return isinstance(exc, ToolTimeoutError) and self.policy.on_timeout and self.unsafe is None
 
     def _retry_result(self, result: Any) -> bool:
