@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from _common import basic, paired_medians, serve_http, stdio_config, tool_call
+
 from mcpbridge import MCPBridge
 
 logging.disable(logging.INFO)

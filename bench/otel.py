@@ -16,9 +16,10 @@ from typing import Any
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
-from mcpbridge import ToolCallHandler, ToolCallRequest, compose
 from mcpbridge_otel import OtelInterceptor
 from opentelemetry import trace
+
+from mcpbridge import ToolCallHandler, ToolCallRequest, compose
 
 BUDGET_US = 5.0
 CALLS = 20_000

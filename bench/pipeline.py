@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from mcp.types import CallToolResult
+
 from mcpbridge import ToolCallHandler, ToolCallRequest, compose
 
 RESULT = CallToolResult(content=[])

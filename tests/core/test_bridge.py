@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import ToolMessage
-from mcpbridge import ConfigError, InvalidToolArguments, MCPBridge, MCPToolError, ServerConnectionError
 
+from mcpbridge import ConfigError, InvalidToolArguments, MCPBridge, MCPToolError, ServerConnectionError
 from tests.conftest import stdio_config
 from tests.servers import basic
 

@@ -63,7 +63,8 @@ def test_plugin_sub_commands_and_fast_help() -> None:
     help_text = subprocess.run(
         [sys.executable, "-m", "mcpbridge.cli", "--help"], capture_output=True, text=True, check=True
     ).stdout
-    assert "plugins" in help_text and "demo" in help_text
+    assert "plugins" in help_text
+    assert "demo" in help_text
     imported = subprocess.run(
         [sys.executable, "-c", "import sys, mcpbridge.cli; print('mcp' in sys.modules)"],
         capture_output=True,

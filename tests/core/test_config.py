@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mcpbridge import ConfigError, MCPBridge, load_settings
 
+from mcpbridge import ConfigError, MCPBridge, load_settings
 from tests.servers import basic
 
 

@@ -6,7 +6,6 @@ import inspect
 import re
 
 from mcpbridge import hookspecs
-
 from tests.conftest import ROOT
 
 

@@ -8,8 +8,8 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcp.types import CallToolResult, TextContent
-from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest, compose
 
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest, compose
 from tests.servers import basic
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from mcpbridge import ConfigError, MCPBridge, PluginConfig, PluginError, ToolCallHandler, ToolCallRequest, hookimpl
 from mcpbridge.cli import main as cli
 from mcpbridge.config import build_settings
 from mcpbridge.plugins import PluginHost
-
 from tests.conftest import ROOT
 from tests.servers import basic
 

@@ -8,8 +8,8 @@ from typing import Any
 import mcp.types as types
 import pytest
 from mcp.server.lowlevel import Server
-from mcpbridge import MCPBridge, MCPToolError
 
+from mcpbridge import MCPBridge, MCPToolError
 from tests.servers import basic
 
 SCHEMA = {"type": "object", "properties": {}}

@@ -10,9 +10,9 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-
 from tests.conftest import stdio_config
 from tests.servers import basic
 

@@ -51,7 +51,29 @@ _HOMES = {
     "MCPTool": "tools",
 }
 
-__all__ = sorted(_HOMES)
+__all__ = [
+    "CannotPauseError",
+    "ConfigError",
+    "InvalidToolArguments",
+    "MCPBridge",
+    "MCPBridgeError",
+    "MCPTool",
+    "MCPToolError",
+    "PluginConfig",
+    "PluginError",
+    "ServerConfig",
+    "ServerConnectionError",
+    "Settings",
+    "ToolCallHandler",
+    "ToolCallInterceptor",
+    "ToolCallRequest",
+    "ToolCallResult",
+    "ToolTimeoutError",
+    "compose",
+    "hookimpl",
+    "load_settings",
+    "pause",
+]
 
 
 def __getattr__(name: str) -> Any:

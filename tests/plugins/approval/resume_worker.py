@@ -14,9 +14,10 @@ from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
+from mcpbridge_approval import create_approval_resume
+
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel
-from mcpbridge_approval import create_approval_resume
 
 
 async def main(db: str, url: str, thread: str, decision: dict[str, object]) -> None:

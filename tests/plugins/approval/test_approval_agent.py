@@ -11,12 +11,13 @@ from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, Interrupt
+from mcpbridge_approval import APPROVE, create_approval_resume
+from pydantic import ValidationError
+
 from mcpbridge import MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
 from mcpbridge.config import build_settings
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge.interrupts import CannotPauseError
-from mcpbridge_approval import APPROVE, create_approval_resume
-from pydantic import ValidationError
 
 from . import approval_servers
 from .approval_servers import ran

@@ -7,8 +7,9 @@ from typing import Any
 import mcpbridge_approval
 import pytest
 from mcp.types import Tool
-from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 from mcpbridge_approval import Settings, needs_approval
+
+from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 
 from . import approval_servers
 

@@ -12,9 +12,9 @@ import mcpbridge_approval
 import pytest
 from langchain.agents import create_agent
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-
 from tests.conftest import ROOT, serve_http
 
 from . import approval_servers

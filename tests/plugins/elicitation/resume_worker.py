@@ -15,6 +15,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
+
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel
 

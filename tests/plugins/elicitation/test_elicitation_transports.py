@@ -12,10 +12,10 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from mcp.types import ElicitRequestFormParams, ElicitResult
-from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge_elicitation import create_elicitation_resume
 
+from mcpbridge import MCPBridge
+from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from tests.conftest import serve_http, stdio_config
 
 from . import elicit_servers

@@ -18,11 +18,11 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command, Interrupt
-from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge_approval import create_approval_resume
 from mcpbridge_elicitation import create_elicitation_resume
 
+from mcpbridge import MCPBridge
+from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from tests.conftest import ROOT, serve_http
 
 from . import elicit_servers

@@ -11,9 +11,10 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcpbridge.demo.model import ScriptedChatModel
 from mcpbridge_events.demo import UNTRUSTED_PAGE
 from pydantic import BaseModel
+
+from mcpbridge.demo.model import ScriptedChatModel
 
 USER = {"messages": [("user", "go")]}
 

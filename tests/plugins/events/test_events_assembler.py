@@ -12,8 +12,9 @@ from langchain_core.messages import AIMessage, AnyMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command, interrupt
-from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge_events import AssembledToolCall, ToolCallAssembler
+
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 
 from .events_support import USER, agent, ask, build_server, stream
 

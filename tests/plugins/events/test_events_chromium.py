@@ -13,8 +13,9 @@ from typing import Any
 
 import mcpbridge_events
 import pytest
-from mcpbridge import MCPBridge
 from mcpbridge_events.inspector import serve
+
+from mcpbridge import MCPBridge
 
 from .events_support import USER, agent, ask, build_server
 

@@ -17,8 +17,9 @@ from urllib.parse import urlsplit
 
 import mcpbridge_events
 import pytest
-from mcpbridge import MCPBridge
 from mcpbridge_events.inspector import Inspector, serve
+
+from mcpbridge import MCPBridge
 
 from .events_support import USER, agent, ask, build_server
 

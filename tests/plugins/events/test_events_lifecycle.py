@@ -8,8 +8,9 @@ from typing import Any
 import mcpbridge_events
 import pytest
 from langgraph.types import Command, interrupt
-from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge_events import ToolCallAssembler
+
+from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
 
 from .events_support import USER, agent, ask, build_server, lifecycle, stream
 

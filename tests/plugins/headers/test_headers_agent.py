@@ -12,9 +12,9 @@ import mcpbridge_headers
 from langchain.agents import AgentState, create_agent
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-
 from tests.plugins.headers.conftest import RecordingServer
 
 

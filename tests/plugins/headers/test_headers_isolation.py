@@ -8,9 +8,9 @@ import time
 
 import mcpbridge_headers
 import pytest
+
 from mcpbridge import MCPBridge
 from mcpbridge.testing import make_runtime, make_tool_call
-
 from tests.plugins.headers.conftest import RecordingServer
 
 CALLS = 200

@@ -10,9 +10,9 @@ from typing import Any
 
 import mcpbridge_headers
 import pytest
+
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 from mcpbridge.testing import make_runtime, make_tool_call
-
 from tests.conftest import stdio_config
 from tests.plugins.headers.conftest import RecordingServer
 from tests.servers import basic

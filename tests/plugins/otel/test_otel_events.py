@@ -9,13 +9,14 @@ import mcpbridge_otel
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, interrupt
-from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge_otel import OtelInterceptor
 from opentelemetry.metrics import NoOpMeterProvider
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.trace import NoOpTracerProvider, StatusCode
+
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
+from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 
 from .conftest import Telemetry, build_server
 

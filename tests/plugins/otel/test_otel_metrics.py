@@ -8,10 +8,11 @@ from typing import Any
 
 import mcpbridge_otel
 import pytest
-from mcpbridge import ConfigError, MCPBridge
 from mcpbridge_otel import OtelInterceptor, OtelSettings, semconv
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader, NumberDataPoint
+
+from mcpbridge import ConfigError, MCPBridge
 
 from .conftest import build_server
 

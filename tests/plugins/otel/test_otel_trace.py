@@ -9,12 +9,12 @@ import mcpbridge_otel
 import pytest
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
-from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
+from mcpbridge import MCPBridge
+from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from tests.conftest import stdio_config
 
 from .conftest import Telemetry, build_server

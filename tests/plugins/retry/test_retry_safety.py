@@ -11,10 +11,10 @@ from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, interrupt
+
 from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge.testing import make_tool_call
-
 from tests.plugins.retry.servers import Flaky
 
 

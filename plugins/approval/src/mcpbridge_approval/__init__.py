@@ -8,7 +8,6 @@ Gated calls pause the agent with a LangGraph `interrupt()` whose value is an
 from __future__ import annotations
 
 from mcpbridge import PluginConfig, ToolCallInterceptor, hookimpl
-
 from mcpbridge_approval.decisions import APPROVE, PAYLOAD_TYPE, create_approval_resume
 from mcpbridge_approval.interceptor import ARTIFACT_TYPE, ApprovalInterceptor
 from mcpbridge_approval.policy import declares_destructive, needs_approval

@@ -8,8 +8,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from langgraph.types import Interrupt
-from mcpbridge.interrupts import interrupt_id, interrupt_payload
 
+from mcpbridge.interrupts import interrupt_id, interrupt_payload
 from mcpbridge_approval.settings import DecisionType
 
 PAYLOAD_TYPE = "mcp_approval"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mcp.types import Tool
-from mcpbridge import ToolCallRequest
 
+from mcpbridge import ToolCallRequest
 from mcpbridge_approval.settings import Settings
 
 

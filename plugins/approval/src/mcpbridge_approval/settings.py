@@ -7,8 +7,9 @@ from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-from mcpbridge import ToolCallRequest
 from pydantic import BaseModel, ConfigDict, Field, ImportString, JsonValue, model_validator
+
+from mcpbridge import ToolCallRequest
 
 DecisionType = Literal["approve", "edit", "reject", "respond"]
 DECISION_TYPES: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")

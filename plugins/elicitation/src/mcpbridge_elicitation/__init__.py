@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcpbridge import ConfigError, PluginConfig, ServerConfig, ToolCallInterceptor, hookimpl
-
 from mcpbridge_elicitation.answers import PAYLOAD_TYPE, create_elicitation_resume
 from mcpbridge_elicitation.interceptor import ARTIFACT_TYPE, ElicitationInterceptor
 from mcpbridge_elicitation.legacy import elicitation_callback

@@ -9,6 +9,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from langgraph.types import Interrupt
 from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult
+
 from mcpbridge.interrupts import interrupt_id, interrupt_payload
 
 PAYLOAD_TYPE = "mcp_elicitation"

@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp.client.session import ClientRequestContext
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, ElicitRequestParams, ElicitResult, ErrorData
+
 from mcpbridge.errors import describe
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mcpbridge import PluginConfig, hookimpl
 from pydantic import BaseModel, ConfigDict
 
+from mcpbridge import PluginConfig, hookimpl
 from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
 from mcpbridge_events.lifecycle import EVENT_TYPE, LifecycleEvents
 

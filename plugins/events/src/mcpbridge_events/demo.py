@@ -90,6 +90,7 @@ async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) 
     """One run of the scripted demo agent, streamed into the inspector."""
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
+
     from mcpbridge.demo.model import ScriptedChatModel
 
     agent: Any = create_agent(ScriptedChatModel(turns=demo_turns(run)), tools, checkpointer=InMemorySaver())
@@ -107,9 +108,8 @@ def run_inspector_demo(*, host: str, port: int, delay: float, run_now: bool) -> 
 
 
 async def _serve_demo(host: str, port: int, delay: float, run_now: bool) -> None:
-    from mcpbridge import MCPBridge
-
     import mcpbridge_events
+    from mcpbridge import MCPBridge
 
     loop = asyncio.get_running_loop()
     requests: asyncio.Queue[None] = asyncio.Queue()

@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
 from mcp.types import CallToolResult, InputRequiredResult, TextContent
+
 from mcpbridge import ToolCallHandler, ToolCallRequest
 
 EVENT_TYPE = "mcpbridge.tool_call"

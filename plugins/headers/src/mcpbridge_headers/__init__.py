@@ -8,7 +8,6 @@ context, state or config (or the environment, a literal, or your own function).
 from __future__ import annotations
 
 from mcpbridge import ConfigError, PluginConfig, hookimpl
-
 from mcpbridge_headers.interceptor import HeadersInterceptor, InvalidHeaderValue, MissingHeaderValue, ServerHeaders
 from mcpbridge_headers.settings import HeaderProvider, HeaderSpec, HeadersSettings
 from mcpbridge_headers.sources import Source, parse_source, redact

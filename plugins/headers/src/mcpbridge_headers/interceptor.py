@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.tools import ToolException
-from mcpbridge import ToolCallHandler, ToolCallRequest
 
+from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge_headers.settings import HeaderProvider
 from mcpbridge_headers.sources import Source, checked_value, redact
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeAlias
 
-from mcpbridge import ToolCallRequest
 from pydantic import BaseModel, ConfigDict, Field, ImportString
+
+from mcpbridge import ToolCallRequest
 
 OnMissing: TypeAlias = Literal["error", "skip"]
 

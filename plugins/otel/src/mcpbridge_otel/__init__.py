@@ -7,7 +7,6 @@ costs a few microseconds per call. Install an SDK and exporter to see traces.
 from __future__ import annotations
 
 from mcpbridge import PluginConfig, hookimpl
-
 from mcpbridge_otel.interceptor import OtelInterceptor, SpanEvents
 from mcpbridge_otel.settings import OtelSettings
 

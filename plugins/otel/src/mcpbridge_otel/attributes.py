@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 
 from langchain_core.messages import ToolMessage
 from mcp.types import CallToolResult
-from mcpbridge import ServerConfig, ToolCallRequest
 from opentelemetry.util.types import AttributeValue
 
+from mcpbridge import ServerConfig, ToolCallRequest
 from mcpbridge_otel import semconv
 
 _PRIMITIVES = (str, bool, int, float)

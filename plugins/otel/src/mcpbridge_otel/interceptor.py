@@ -13,11 +13,11 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.errors import GraphBubbleUp, GraphInterrupt
 from mcp.types import CallToolResult, InputRequiredResult
-from mcpbridge import ServerConfig, ToolCallHandler, ToolCallRequest
 from opentelemetry import context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
 from opentelemetry.util.types import AttributeValue
 
+from mcpbridge import ServerConfig, ToolCallHandler, ToolCallRequest
 from mcpbridge_otel import semconv
 from mcpbridge_otel.attributes import (
     clip,

@@ -8,7 +8,6 @@ exponential backoff and jitter (tenacity), only for tools that are safe to repea
 from __future__ import annotations
 
 from mcpbridge import ConfigError, PluginConfig, hookimpl
-
 from mcpbridge_retry.interceptor import ARTIFACT_TYPE, EVENT, RetryInterceptor
 from mcpbridge_retry.settings import Policy, RetrySettings
 

@@ -9,9 +9,6 @@ from typing import Any, TypeVar
 
 from langgraph.errors import GraphBubbleUp
 from mcp.types import CallToolResult, TextContent
-from mcpbridge import ServerConnectionError, ToolCallHandler, ToolCallRequest, ToolTimeoutError
-from mcpbridge.errors import describe
-from mcpbridge.results import result_text
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -23,6 +20,9 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from mcpbridge import ServerConnectionError, ToolCallHandler, ToolCallRequest, ToolTimeoutError
+from mcpbridge.errors import describe
+from mcpbridge.results import result_text
 from mcpbridge_retry.settings import Policy, RetrySettings, resolve
 
 logger = logging.getLogger("mcpbridge_retry")

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 from mcp.types import CallToolResult, TextContent
-from mcpbridge import PluginConfig, ToolCallHandler, ToolCallInterceptor, ToolCallRequest, ToolCallResult, hookimpl
 from pydantic import BaseModel, ConfigDict
+
+from mcpbridge import PluginConfig, ToolCallHandler, ToolCallInterceptor, ToolCallRequest, ToolCallResult, hookimpl
 
 NAME = "redact"
 
