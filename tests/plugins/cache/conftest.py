@@ -15,6 +15,7 @@ import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
+
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)

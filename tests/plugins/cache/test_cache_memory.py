@@ -9,6 +9,7 @@ from typing import Any
 import mcpbridge_cache
 import pytest
 from langgraph.errors import GraphInterrupt
+
 from mcpbridge import ConfigError, MCPBridge, PluginError, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import make_tool_call
 

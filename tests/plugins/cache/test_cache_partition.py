@@ -13,10 +13,10 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+
 from mcpbridge import MCPBridge, ToolCallRequest
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge.testing import make_runtime, make_tool_call
-
 from tests.conftest import serve_http
 
 from .conftest import BridgeMaker, cache_entries, counting_server, user_header

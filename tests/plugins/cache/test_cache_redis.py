@@ -16,10 +16,11 @@ from typing import Any
 
 import mcpbridge_cache
 import pytest
-from mcpbridge import MCPBridge
-from mcpbridge.testing import make_tool_call
 from mcpbridge_cache.cli import main
 from redis.asyncio import Redis
+
+from mcpbridge import MCPBridge
+from mcpbridge.testing import make_tool_call
 
 from .conftest import BridgeMaker, cache_entries
 

@@ -3,8 +3,9 @@ per caller identity, in memory or shared through Redis."""
 
 from __future__ import annotations
 
-from mcpbridge import ConfigError, MCPBridge, PluginConfig, PluginError, hookimpl
+from collections.abc import Callable
 
+from mcpbridge import ConfigError, MCPBridge, PluginConfig, PluginError, hookimpl
 from mcpbridge_cache.interceptor import ARTIFACT_TYPE, CacheInterceptor
 from mcpbridge_cache.keys import KeyBuilder
 from mcpbridge_cache.policy import Policy
@@ -22,6 +23,7 @@ __all__ = [
     "ToolRule",
     "build_store",
     "clear",
+    "interceptors_of",
     "settings_from",
 ]
 
@@ -51,6 +53,18 @@ def build_store(settings: CacheSettings) -> Store:
             settings.redis_url, namespace=settings.namespace, timeout=settings.redis_timeout, retry=settings.redis_retry
         )
     return MemoryStore(settings.max_entries)
+
+
+@hookimpl
+def mcpbridge_commands() -> dict[str, Callable[[list[str]], int | None]]:
+    """`mcpbridge cache clear [--config F] [--server S] [--tool T]`."""
+
+    def cache(argv: list[str]) -> int:
+        from mcpbridge_cache.cli import main
+
+        return main(argv)
+
+    return {"cache": cache}
 
 
 @hookimpl

@@ -9,7 +9,6 @@ import sys
 from collections.abc import Sequence
 
 from mcpbridge import ConfigError, PluginConfig, load_settings
-
 from mcpbridge_cache import build_store, settings_from
 from mcpbridge_cache.stores import Store, StoreUnavailable
 

@@ -8,8 +8,8 @@ import time
 from typing import Any
 
 from mcp.types import CallToolResult
-from mcpbridge import ToolCallHandler, ToolCallRequest
 
+from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge_cache import codec
 from mcpbridge_cache.keys import CacheKey, KeyBuilder, MissingIdentity
 from mcpbridge_cache.policy import Policy

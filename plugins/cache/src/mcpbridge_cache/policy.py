@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 
 from mcpbridge import ToolCallRequest
-
 from mcpbridge_cache.settings import CacheSettings, ToolRule
 
 logger = logging.getLogger("mcpbridge_cache")
