@@ -1,5 +1,6 @@
-"""`mcpbridge demo`: sample servers over HTTP, stdio and in-process, an agent driven by a
-scripted model (or a real one), and every tool call printed as it happens."""
+"""`mcpbridge demo`: sample servers over streamable HTTP, stdio and in-process, an agent
+driven by a scripted model (or a real one with --model), and every installed plugin shown
+at work: headers, cache, retry, approval, elicitation, tracing, events."""
 
 from __future__ import annotations
 
@@ -9,67 +10,92 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
 from mcpbridge.bridge import MCPBridge
+from mcpbridge.config import Settings
 from mcpbridge.demo import servers
+from mcpbridge.demo.answers import answer
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.demo.report import PLUGIN_ROLES, CallRow, section, table, trace_tree
+from mcpbridge.plugins import PluginHost
 
-PROMPT = "What's the weather in Oslo, what is 2 + 3, and what is 1 / 0? Then list my contacts."
+PROMPT = (
+    "Weather in Oslo (twice), 2 + 3 and 1 / 0, my contacts, the reservation service status, "
+    "a table for two, then delete contact c2."
+)
+PLUGIN_SETTINGS: dict[str, dict[str, Any]] = {
+    "headers": {"servers": {"crm": {"x-user-id": "context.user_id"}}},
+    "retry": {"initial": 0.05, "max": 0.2, "error_patterns": ["temporarily unavailable"]},
+}
+
+
+@dataclass
+class DemoContext:
+    """The agent's runtime context: who is asking (the headers plugin sends it to the CRM)."""
+
+    user_id: str
 
 
 def run_demo(*, yes: bool = False, model: str | None = None, ui: bool = False) -> int:
-    logging.disable(logging.INFO)
+    logging.disable(logging.WARNING)
     if ui:
         return _inspector()
-    return asyncio.run(_demo(model))
+    return asyncio.run(_demo(model, yes))
 
 
-def _inspector() -> int:
-    from mcpbridge.config import Settings
-    from mcpbridge.plugins import PluginHost
-
-    inspect = PluginHost(Settings()).commands().get("inspect")
-    if inspect is None:
-        print("mcpbridge demo --ui needs the events plugin: pip install 'mcpbridge-events[demo]'", file=sys.stderr)
-        return 1
-    return int(inspect([]) or 0)
-
-
-async def _demo(model_name: str | None) -> int:
-    url, stop = _serve_http(servers.weather())
+async def _demo(model_name: str | None, yes: bool) -> int:
+    enabled = PluginHost(Settings()).enabled
+    spans = _collect_spans() if "otel" in enabled else None
+    _introduce(enabled, spans is not None)
+    crm_url, stop = _serve_http(servers.crm())
     try:
         async with MCPBridge(
             {
-                "weather": {"url": url},
+                "weather": servers.weather(),
                 "calculator": {"command": sys.executable, "args": ["-m", "mcpbridge.demo.servers", "calculator"]},
-                "crm": servers.crm(),
-            }
+                "crm": {"url": crm_url},
+                "booking": servers.booking(),
+                "flaky": servers.flaky(),
+            },
+            plugin_settings={name: table for name, table in PLUGIN_SETTINGS.items() if name in enabled},
         ) as bridge:
-            _section("Plugins (outermost first)")
-            print("  " + (" → ".join(bridge.plugins.order) + " → server"))
-            if not bridge.plugins.enabled:
-                print("  Only the core is installed. pip install mcpbridge-headers, -retry, -cache, -otel,")
-                print("  -approval, -elicitation or -events to add their behaviour to this chain.")
             tools = await bridge.list_tools()
-            _section("Tools (weather over streamable HTTP, calculator over stdio, crm in-process)")
+            section("Tools (crm over streamable HTTP, calculator over stdio, the others in-process)")
             for tool in tools:
                 meta = tool.metadata or {}
                 hints = ", ".join(f"{k}={v}" for k, v in meta.get("annotations", {}).items()) or "-"
-                print(f"  {meta['server']:<11} {tool.name:<15} {hints}")
-            agent = _agent(tools, model_name)
-            _section(f"Agent ({'model ' + model_name if model_name else 'SCRIPTED model: no LLM is called'})")
-            print(f"  user: {PROMPT}")
-            rows = await _run(agent)
-            _section("Tool calls")
-            print(f"  {'tool':<15}{'status':<9}{'ms':>7}  result")
-            for name, status, ms, text in rows:
-                print(f"  {name:<15}{status:<9}{ms:>7.1f}  {text}")
+                print(f"  {meta['server']:<11} {tool.name:<16} {hints}")
+            section(f"Agent ({'model ' + model_name if model_name else 'SCRIPTED model: no LLM is called'})")
+            print(f"  user (ada): {PROMPT}")
+            rows, events = await _converse(_agent(tools, model_name), yes)
     finally:
         stop()
+    section("Tool calls")
+    table(rows)
+    if events:
+        print(f"  (the events plugin streamed {events} lifecycle events for these calls)")
+    if spans is not None:
+        section("Trace (OpenTelemetry spans, in-memory exporter)")
+        trace_tree(spans())
     return 0
+
+
+def _introduce(enabled: list[str], tracing: bool) -> None:
+    section("Plugins in the chain (outermost first)")
+    for name in enabled:
+        print(f"  {name:<12} {PLUGIN_ROLES.get(name, '(a third-party plugin)')}")
+    missing = [name for name in PLUGIN_ROLES if name not in enabled]
+    if missing:
+        print("  Not installed or disabled — what each would add here:")
+        for name in missing:
+            print(f"    mcpbridge-{name:<12} {PLUGIN_ROLES[name]}")
+    if "otel" in enabled and not tracing:
+        print("  (install opentelemetry-sdk to see the trace tree)")
 
 
 def _agent(tools: list[Any], model_name: str | None) -> Any:
@@ -81,56 +107,90 @@ def _agent(tools: list[Any], model_name: str | None) -> Any:
 
         model: Any = init_chat_model(model_name)
     else:
-
-        def summary(messages: list[Any]) -> AIMessage:
-            results = [m for m in messages if isinstance(m, ToolMessage)]
-            return AIMessage(f"I made {len(results)} tool calls; see the table below.")
-
         model = ScriptedChatModel(
             turns=[
                 tool_call_turn(
-                    ("get_forecast", {"city": "Oslo"}), ("add", {"a": 2, "b": 3}), ("divide", {"a": 1, "b": 0})
+                    ("get_forecast", {"city": "Oslo"}),
+                    ("add", {"a": 2, "b": 3}),
+                    ("divide", {"a": 1, "b": 0}),
+                    ("list_contacts", {}),
                 ),
-                tool_call_turn(("list_contacts", {})),
-                summary,
+                tool_call_turn(("get_forecast", {"city": "Oslo"}), ("service_status", {})),
+                tool_call_turn(("book_table", {"party_size": 2})),
+                tool_call_turn(("delete_contact", {"contact_id": "c2"})),
+                AIMessage("All done: see the table of tool calls below."),
             ]
         )
-    return create_agent(model, tools, checkpointer=InMemorySaver())
+    return create_agent(model, tools, context_schema=DemoContext, checkpointer=InMemorySaver())
 
 
-async def _run(agent: Any) -> list[tuple[str, str, float, str]]:
-    rows: list[tuple[str, str, float, str]] = []
-    started: dict[str, float] = {}
+async def _converse(agent: Any, yes: bool) -> tuple[list[CallRow], int]:
+    from langgraph.types import Command
+
     config = {"configurable": {"thread_id": "demo"}}
-    async for update in agent.astream({"messages": [("user", PROMPT)]}, config, stream_mode="updates"):
-        for node in update.values():
-            for message in (node or {}).get("messages", []):
-                if isinstance(message, AIMessage):
-                    for call in message.tool_calls:
-                        started[call["id"] or ""] = time.perf_counter()
-                        print(f"  → {call['name']}({call['args']})")
-                    if message.content:
-                        print(f"  assistant: {message.content}")
-                elif isinstance(message, ToolMessage):
-                    elapsed = (time.perf_counter() - started.get(message.tool_call_id or "", time.perf_counter())) * 1e3
-                    text = _text(message)
-                    print(f"  ← {message.name} [{message.status}] {text}")
-                    rows.append((message.name or "?", message.status, elapsed, text))
-    return rows
+    rows: list[CallRow] = []
+    pending: dict[str, CallRow] = {}
+    events = 0
+    request: Any = {"messages": [("user", PROMPT)]}
+    while True:
+        stream = agent.astream(request, config, context=DemoContext("ada"), stream_mode=["updates", "custom"])
+        async for mode, chunk in stream:
+            if mode == "custom":
+                events += 1
+                continue
+            for update in chunk.values():
+                for message in (update or {}).get("messages", []) if isinstance(update, dict) else []:
+                    _show(message, rows, pending)
+        state = await agent.aget_state(config)
+        if not state.interrupts:
+            return rows, events
+        request = Command(resume={i.id: answer(i.value, yes=yes) for i in state.interrupts})
 
 
-def _text(message: ToolMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content[:70]
-    parts = [b.get("text", f"<{b.get('type')}>") for b in message.content if isinstance(b, dict)]
-    return " ".join(parts).replace("\n", " ")[:70]
+def _show(message: Any, rows: list[CallRow], pending: dict[str, CallRow]) -> None:
+    """Print one streamed message; `pending` maps the current turn's call ids to their rows."""
+    now = time.perf_counter()
+    if isinstance(message, AIMessage):
+        if message.tool_calls:
+            pending.clear()
+        for call in message.tool_calls:
+            row = CallRow(call["name"], now)
+            rows.append(row)
+            pending[call["id"] or call["name"]] = row
+            print(f"  → {call['name']}({call['args']})")
+        if message.content and not message.tool_calls:
+            print(f"  assistant: {message.content}")
+    elif isinstance(message, ToolMessage):
+        row = pending.get(message.tool_call_id)
+        if row is not None:
+            row.finish(message, now)
+            print(f"  ← {row.name} [{row.status}] {row.text}")
 
 
-def _section(title: str) -> None:
-    print(f"\n== {title}")
+def _collect_spans() -> Callable[[], list[Any]] | None:
+    try:
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    except ImportError:
+        return None
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    return lambda: list(exporter.get_finished_spans())
 
 
-def _serve_http(app_server: Any) -> tuple[str, Any]:
+def _inspector() -> int:
+    inspect = PluginHost(Settings()).commands().get("inspect")
+    if inspect is None:
+        print("mcpbridge demo --ui needs the events plugin: pip install 'mcpbridge-events[demo]'", file=sys.stderr)
+        return 1
+    return int(inspect([]) or 0)
+
+
+def _serve_http(app_server: Any) -> tuple[str, Callable[[], None]]:
     import uvicorn
 
     with socket.socket() as sock:

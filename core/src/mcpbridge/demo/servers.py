@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import base64
+import logging
 import sys
 import zlib
 from collections.abc import Callable
+from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
@@ -91,7 +94,49 @@ def crm() -> MCPServer:
     return server
 
 
-SERVERS: dict[str, Callable[[], MCPServer]] = {"weather": weather, "calculator": calculator, "crm": crm}
+class BookingDate(BaseModel):
+    date: str
+
+
+def _ask_date() -> Elicit[BookingDate]:
+    return Elicit("Which date should I book the table for? (YYYY-MM-DD)", BookingDate)
+
+
+def booking() -> MCPServer:
+    server = MCPServer("booking")
+
+    @server.tool()
+    def book_table(party_size: int, when: Annotated[BookingDate, Resolve(_ask_date)]) -> str:
+        """Book a restaurant table; asks the user for the date."""
+        return f"table for {party_size} booked on {when.date}"
+
+    return server
+
+
+def flaky(failures: int = 2) -> MCPServer:
+    """A status tool that fails its first `failures` calls, as an overloaded service does."""
+    server = MCPServer("flaky")
+    calls = [0]
+
+    @server.tool(annotations=READ_ONLY)
+    def service_status() -> str:
+        """The status of the reservation service."""
+        calls[0] += 1
+        if calls[0] <= failures:
+            raise ToolError(f"service temporarily unavailable (call {calls[0]})")
+        return f"all systems normal (answered on call {calls[0]})"
+
+    return server
+
+
+SERVERS: dict[str, Callable[[], MCPServer]] = {
+    "weather": weather,
+    "calculator": calculator,
+    "crm": crm,
+    "booking": booking,
+    "flaky": flaky,
+}
 
 if __name__ == "__main__":
+    logging.disable(logging.ERROR)  # tool errors reach the client as results; keep the terminal quiet
     SERVERS[sys.argv[1]]().run("stdio")

@@ -1,0 +1,68 @@
+"""Answering the demo's pauses at the terminal: approval questions and elicitation forms.
+Resume values use the shapes the approval and elicitation plugins document."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+Ask = Callable[[str], str]
+DEFAULTS = {"date": "2026-12-24"}
+
+
+def answer(value: Any, *, yes: bool, ask: Ask = input) -> Any:
+    """The resume value for one interrupt payload."""
+    kind = value.get("type") if isinstance(value, dict) else None
+    if kind == "mcp_approval":
+        return _approval(value, yes=yes, ask=ask)
+    if kind == "mcp_elicitation":
+        return _elicitation(value, yes=yes, ask=ask)
+    raise RuntimeError(f"the demo does not know how to answer the pause {value!r}")
+
+
+def interactive(yes: bool) -> bool:
+    """Ask at the terminal unless told not to or nobody is there to answer."""
+    return not yes and sys.stdin.isatty()
+
+
+def _approval(value: dict[str, Any], *, yes: bool, ask: Ask) -> dict[str, Any]:
+    call = f"{value['server']}/{value['tool']}({value['arguments']})"
+    if not interactive(yes):
+        print(f"  ? approve {call}  → yes (--yes)")
+        return {"type": "approve"}
+    reply = ask(f"  ? approve {call} [y/N] ").strip().lower()
+    if reply in {"y", "yes"}:
+        return {"type": "approve"}
+    return {"type": "reject", "message": "The user declined at the terminal."}
+
+
+def _elicitation(value: dict[str, Any], *, yes: bool, ask: Ask) -> dict[str, Any]:
+    answers: dict[str, Any] = {}
+    for key, request in value["requests"].items():
+        if request.get("mode") == "url":
+            print(f"  ? {request['message']} → open {request['url']}")
+            answers[key] = {"action": "accept"}
+            continue
+        content: dict[str, Any] = {}
+        for field, schema in request["requested_schema"].get("properties", {}).items():
+            default = DEFAULTS.get(field, "")
+            if interactive(yes):
+                typed = ask(f"  ? {request['message']} {field} [{default}]: ").strip() or default
+            else:
+                typed = default
+                print(f"  ? {request['message']} → {field} = {typed} (--yes)")
+            content[field] = _typed(typed, schema)
+        answers[key] = {"action": "accept", "content": content}
+    return answers
+
+
+def _typed(text: str, schema: dict[str, Any]) -> Any:
+    kind = schema.get("type")
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        return float(text)
+    if kind == "boolean":
+        return text.lower() in {"y", "yes", "true", "1"}
+    return text
