@@ -24,6 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import (
     CONNECTION_CLOSED,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     REQUEST_TIMEOUT,
     CallToolResult,
     InputRequiredResult,
@@ -45,6 +46,11 @@ _call_headers: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.Co
 )
 """Headers of the tool call being sent. mcp sends each message in its sender's context, so
 the HTTP hook below sees exactly the headers of the call that made the POST."""
+
+_CAPABILITY_HINT = (
+    ". Plugins declare client capabilities: install and enable mcpbridge-elicitation "
+    "to answer elicitation (see `mcpbridge plugins`)"
+)
 
 _TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     httpx2.TransportError,
@@ -160,8 +166,9 @@ class Connection:
                 raise ServerConnectionError(self.name, "the connection closed", tool=tool) from exc
             if tool is None:
                 raise ServerConnectionError(self.name, exc) from exc
+            hint = _CAPABILITY_HINT if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY else ""
             return _error_result(
-                f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message} (code {exc.code})"
+                f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message} (code {exc.code}){hint}"
             )
         except _TRANSPORT_ERRORS as exc:
             await self._forget(session)

@@ -21,7 +21,7 @@ from mcpbridge.config import Settings
 from mcpbridge.demo import servers
 from mcpbridge.demo.answers import answer
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from mcpbridge.demo.report import PLUGIN_ROLES, CallRow, section, table, trace_tree
+from mcpbridge.demo.report import PLUGIN_ROLES, CallRow, section, summary, table, trace_tree
 from mcpbridge.plugins import PluginHost
 
 PROMPT = (
@@ -161,10 +161,10 @@ def _show(message: Any, rows: list[CallRow], pending: dict[str, CallRow]) -> Non
         if message.content and not message.tool_calls:
             print(f"  assistant: {message.content}")
     elif isinstance(message, ToolMessage):
-        row = pending.get(message.tool_call_id)
-        if row is not None:
-            row.finish(message, now)
-            print(f"  ← {row.name} [{row.status}] {row.text}")
+        done = pending.get(message.tool_call_id)
+        if done is not None:
+            done.finish(message, now)
+            print(f"  ← {done.name} [{done.status}] {summary(message, 400)}")
 
 
 def _collect_spans() -> Callable[[], list[Any]] | None:

@@ -1,0 +1,78 @@
+"""`mcpbridge demo` end to end, with every plugin and with the core alone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mcpbridge.demo.answers import answer
+
+
+def demo(*args: str, **env: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "mcpbridge.cli", "demo", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def row(output: str, tool: str, nth: int = 0) -> list[str]:
+    table = output.split("== Tool calls", 1)[1]
+    return [line.split() for line in table.splitlines() if line.strip().startswith(tool + " ")][nth]
+
+
+def test_demo_shows_every_plugin_at_work() -> None:
+    out = demo("--yes")
+    assert "SCRIPTED model" in out
+    assert "contacts of user ada" in out  # headers: the context's user id reached the CRM over HTTP
+    assert row(out, "get_forecast", 0)[1:4] == ["success", "1", "miss"]
+    assert row(out, "get_forecast", 1)[1:4] == ["success", "1", "hit"]  # cache
+    assert row(out, "service_status")[1:3] == ["success", "3"]  # retry: two failures, then success
+    assert "date = 2026-12-24 (--yes)" in out  # elicitation asked mid-call
+    assert "table for 2 booked on 2026-12-24" in out
+    assert "approve crm/delete_contact({'contact_id': 'c2'})  → yes (--yes)" in out  # approval
+    assert "deleted Alan Turing" in out
+    assert row(out, "divide")[1] == "error"
+    assert "lifecycle events" in out  # events
+    trace = out.split("== Trace", 1)[1]
+    assert "execute_tool list_contacts" in trace
+    assert "MCP send tools/call list_contacts" in trace  # the SDK's span is a child of ours
+
+
+def test_demo_with_the_core_alone_says_what_plugins_would_add() -> None:
+    out = demo("--yes", MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD="1")
+    assert "Not installed or disabled" in out
+    assert "mcpbridge-approval" in out
+    assert "contacts of user anonymous" in out
+    assert "elicitation capability" in out
+    assert row(out, "book_table")[1] == "error"
+    assert row(out, "service_status")[1] == "error"
+    assert "== Trace" not in out
+
+
+@pytest.mark.parametrize(("typed", "decision"), [("y", {"type": "approve"}), ("n", {"type": "reject"})])
+def test_terminal_answers(typed: str, decision: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    payload = {"type": "mcp_approval", "server": "crm", "tool": "delete_contact", "arguments": {"contact_id": "c2"}}
+    assert answer(payload, yes=False, ask=lambda prompt: typed).items() >= decision.items()
+    form = {
+        "type": "mcp_elicitation",
+        "requests": {
+            "when": {
+                "mode": "form",
+                "message": "Date?",
+                "requested_schema": {"properties": {"date": {"type": "string"}}},
+            }
+        },
+    }
+    assert answer(form, yes=False, ask=lambda prompt: "2027-01-02") == {
+        "when": {"action": "accept", "content": {"date": "2027-01-02"}}
+    }
