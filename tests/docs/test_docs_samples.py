@@ -14,8 +14,9 @@
   shown on a page is a test that passes.
 - The runnable plugins under docs/examples/ are importable (as if installed with `pip install -e`).
 - `<!-- docs-test: skip (reason) -->` on the line before a fence skips that block, visibly.
-- `<!-- docs-test: own-process (reason) -->` anywhere on a page runs the whole page in a child
-  process (for pages that set process-wide state, such as the global OpenTelemetry providers).
+- `<!-- docs-test: own-process (reason) -->` on the line before a fence runs that block alone,
+  as a script in a new interpreter (for scripts that set process-wide state, such as the
+  global OpenTelemetry providers, which can be set only once per process).
 """
 
 from __future__ import annotations
@@ -25,14 +26,12 @@ import asyncio
 import contextlib
 import importlib
 import inspect
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import tomllib
-import traceback
 import types
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "plugins").glob("*.md"))]
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip\s*\((.+)\)\s*-->")
-OWN_PROCESS = re.compile(r"<!--\s*docs-test:\s*own-process\s*\((.+)\)\s*-->")
+ALONE = re.compile(r"<!--\s*docs-test:\s*own-process\s*\((.+)\)\s*-->")
 SETTINGS_KEYS = {"servers", "tool_name_prefix", "timeout", "on_server_error", "handle_transport_errors", "plugins"}
 PLUGINS_KEYS = {"autoload", "enabled", "disabled", "order", "strict"}
 EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*/src"))
@@ -61,6 +60,7 @@ class Block:
     info: str
     code: str
     skip: str | None
+    alone: str | None
 
     @property
     def id(self) -> str:
@@ -81,9 +81,10 @@ def page_blocks(page: Path) -> list[Block]:
         assert end is not None, f"{page}:{index + 1}: unclosed code fence"
         lang, info = match.group(1) or "", match.group(2).strip()
         if lang in ("python", "toml") and info != "signature":
-            marker = SKIP.search(lines[index - 1]) if index else None
+            before = lines[index - 1] if index else ""
+            skip, alone = SKIP.search(before), ALONE.search(before)
             code = "\n".join(lines[index + 1 : end]) + "\n"
-            blocks.append(Block(page, index + 1, lang, info, code, marker.group(1) if marker else None))
+            blocks.append(Block(page, index + 1, lang, info, code, skip and skip.group(1), alone and alone.group(1)))
         index = end + 1
     return blocks
 
@@ -174,7 +175,7 @@ class Page:
         for earlier in page_blocks(self.path):
             if earlier.line >= block.line:
                 break
-            if earlier.skip is None and earlier.line not in self.done:
+            if earlier.skip is None and earlier.alone is None and earlier.line not in self.done:
                 with contextlib.suppress(Exception):
                     self.execute(earlier)
         self.execute(block)
@@ -223,26 +224,17 @@ class Page:
         self.workdir.cleanup()
 
 
-def own_process_reason(page: Path) -> str | None:
-    match = OWN_PROCESS.search(page.read_text(encoding="utf-8"))
-    return match.group(1) if match else None
-
-
-def run_page_in_child(page: Path) -> dict[str, str | None]:
-    """Run a whole page in a child process; block id → None (ok) or the traceback."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    child = subprocess.run(
-        [sys.executable, "-m", "tests.docs.test_docs_samples", str(page.relative_to(ROOT))],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def run_alone(block: Block) -> None:
+    """Run a self-contained script block in a new interpreter, in a temporary directory."""
+    with tempfile.TemporaryDirectory() as workdir:
+        script = Path(workdir) / "sample.py"
+        script.write_text(block.code, encoding="utf-8")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(src) for src in EXAMPLES)}
+        child = subprocess.run(
+            [sys.executable, str(script)], cwd=workdir, env=env, capture_output=True, text=True, timeout=300
+        )
     if child.returncode != 0:
-        raise AssertionError(f"docs runner for {page} failed:\n{child.stdout}\n{child.stderr}")
-    results: dict[str, str | None] = json.loads(child.stdout.splitlines()[-1])
-    return results
+        pytest.fail(f"{block.id} failed in its own process:\n{child.stdout}\n{child.stderr}", pytrace=False)
 
 
 # -- tests --------------------------------------------------------------------------
@@ -261,26 +253,16 @@ def pages() -> Iterator[dict[Path, Page]]:
         page.close()
 
 
-@pytest.fixture(scope="session")
-def child_results() -> dict[Path, dict[str, str | None]]:
-    return {}
-
-
 @pytest.mark.parametrize("block", ALL_BLOCKS, ids=[block.id for block in ALL_BLOCKS])
 def test_sample(
     block: Block,
     pages: dict[Path, Page],
-    child_results: dict[Path, dict[str, str | None]],
     request: pytest.FixtureRequest,
 ) -> None:
     if block.skip is not None:
         pytest.skip(f"docs-test: skip ({block.skip})")
-    if own_process_reason(block.page) is not None:
-        if block.page not in child_results:
-            child_results[block.page] = run_page_in_child(block.page)
-        error = child_results[block.page][block.id]
-        if error is not None:
-            pytest.fail(f"{block.id} failed in its own process:\n{error}", pytrace=False)
+    if block.alone is not None:
+        run_alone(block)
         return
     page = pages.setdefault(block.page, Page(block.page))
     page.fixtures = request
@@ -292,26 +274,3 @@ def test_samples_are_found() -> None:
     ran = [b for b in ALL_BLOCKS if b.skip is None]
     assert len(ran) > 40, f"only {len(ran)} runnable samples found"
     assert len(ALL_BLOCKS) - len(ran) <= 5, "keep skipped samples few: " + ", ".join(b.id for b in ALL_BLOCKS if b.skip)
-
-
-def main(relative: str) -> None:
-    """Child-process entry: run one page's blocks in order, print {block id: error or None} as JSON."""
-    page_path = ROOT / relative
-    page = Page(page_path)
-    results: dict[str, str | None] = {}
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    sys.path[:0] = [str(src) for src in EXAMPLES]
-    for block in page_blocks(page_path):
-        if block.skip is not None:
-            continue
-        try:
-            page.execute(block)
-            results[block.id] = None
-        except Exception:
-            results[block.id] = traceback.format_exc()
-    page.close()
-    print(json.dumps(results))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1])

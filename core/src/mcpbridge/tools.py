@@ -100,7 +100,7 @@ class MCPTool(BaseTool):
         arguments = _as_arguments(tool_input, self.name)
         runtime = arguments.pop("runtime", None)
         manager = AsyncCallbackManager.configure(
-            callbacks, self.callbacks, self.verbose or bool(verbose), tags, self.tags, metadata, self.metadata
+            callbacks, self.callbacks, self.verbose or bool(verbose), tags, self.tags
         )
         if not manager.handlers:
             # Nobody listens (no callbacks, no tracer): skip the run bookkeeping, but keep the
@@ -110,6 +110,10 @@ class MCPTool(BaseTool):
                 return await self._call(arguments, runtime, tool_call_id)
             finally:
                 var_child_runnable_config.reset(token)
+        # Metadata is only read by handlers, so it is merged once we know there are some
+        # (merging it is most of what configuring costs when nobody listens).
+        manager.add_metadata(metadata or {})
+        manager.add_metadata(self.metadata or {}, inherit=False)
         run_manager = await manager.on_tool_start(
             {"name": self.name, "description": self.description},
             str(arguments),
