@@ -3,13 +3,14 @@ list-changed notifications, and both protocol modes."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import mcp.types as types
 import pytest
 from mcp.server.lowlevel import Server
 
-from mcpbridge import MCPBridge, MCPToolError
+from mcpbridge import MCPBridge, MCPToolError, ServerConnectionError
 from tests.servers import basic
 
 SCHEMA = {"type": "object", "properties": {}}
@@ -80,3 +81,23 @@ async def test_mode_picks_the_protocol(mode: str, version: str) -> None:
     async with MCPBridge({"basic": {"server": basic.build(), "mode": mode}}, plugins=[]) as bridge:
         session = await bridge.connections["basic"].session()
         assert session.protocol_version == version
+
+
+async def test_endless_pagination_is_an_error_not_a_hang() -> None:
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[], next_cursor="again")
+
+    async with MCPBridge({"stuck": Server("stuck", on_list_tools=list_tools)}, plugins=[]) as bridge:
+        with pytest.raises(ServerConnectionError, match="server 'stuck' is unreachable: .*more than 1000 pages"):
+            await bridge.list_tools()
+
+
+async def test_a_server_that_never_answers_hits_connect_timeout() -> None:
+    silent = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"], "connect_timeout": 0.5}
+    async with MCPBridge({"silent": silent}, plugins=[]) as bridge:
+        with pytest.raises(
+            ServerConnectionError, match=r"server 'silent' is unreachable: no answer within connect_timeout=0.5 s"
+        ) as raised:
+            await bridge.list_tools()
+        assert raised.value.sent is False
+        assert not bridge.connections["silent"].connected

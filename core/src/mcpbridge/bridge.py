@@ -99,6 +99,8 @@ class MCPBridge:
 
     async def aclose(self) -> None:
         """Close every session (and end stdio subprocesses)."""
+        if self._home is not None and self._home.is_closed():
+            self._home = None  # its sessions ended with their event loop
         if self._home is not None and asyncio.get_running_loop() is not self._home:
             await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._close_all(), self._home))
         else:

@@ -52,6 +52,9 @@ _CAPABILITY_HINT = (
     "to answer elicitation (see `mcpbridge plugins`)"
 )
 
+_MAX_TOOL_PAGES = 1000
+_SHUTDOWN_GRACE = 5.0
+
 _TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     httpx2.TransportError,
     anyio.ClosedResourceError,
@@ -150,8 +153,7 @@ class Connection:
         try:
             await asyncio.wait_for(asyncio.shield(owner), timeout=10)
         except TimeoutError:
-            owner.cancel()
-            await asyncio.gather(owner, return_exceptions=True)
+            await _end(owner)
 
     async def _guard(self, tool: str | None, call: Any, session: ClientSession, *, limit: float = 0) -> Any:
         """Await `call`, translating the SDK's failures into ours; a broken transport marks
@@ -189,19 +191,20 @@ class Connection:
         self._stop = asyncio.Event()
         # A fresh context: requests the transport makes on its own (the GET stream, the
         # closing DELETE) must not carry the headers or trace of whichever call opened it.
-        self._owner = loop.create_task(
+        owner = self._owner = loop.create_task(
             self._own(ready, self._stop), name=f"mcpbridge:{self.name}", context=contextvars.Context()
         )
         try:
             self._session = await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout)
-        except TimeoutError:
-            self._owner.cancel()
+        except BaseException as exc:  # failed, timed out or cancelled: no half-open session stays behind
+            ready.cancel()
             self._owner = None
-            raise ServerConnectionError(
-                self.name, f"no answer within connect_timeout={self.config.connect_timeout:g} s", sent=False
-            ) from None
-        except ServerConnectionError:
-            self._owner = None
+            await _end(owner)
+            if isinstance(exc, TimeoutError):
+                limit = self.config.connect_timeout
+                raise ServerConnectionError(
+                    self.name, f"no answer within connect_timeout={limit:g} s", sent=False
+                ) from None
             raise
 
     async def _own(self, ready: asyncio.Future[ClientSession], stop: asyncio.Event) -> None:
@@ -251,15 +254,23 @@ class Connection:
             await self._message_handler(message)
 
 
+async def _end(owner: asyncio.Task[None]) -> None:
+    """Cancel the owner task and wait (a bounded time) for its transport to shut down."""
+    owner.cancel()
+    await asyncio.wait({owner}, timeout=_SHUTDOWN_GRACE)
+
+
 async def _list_all(session: ClientSession) -> list[Tool]:
+    """Every page of `tools/list`; a server whose pages never end is an error, not a hang."""
     tools: list[Tool] = []
     cursor: str | None = None
-    while True:
+    for _ in range(_MAX_TOOL_PAGES):
         page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
         tools.extend(page.tools)
         cursor = page.next_cursor
         if not cursor:
             return tools
+    raise MCPError(code=-32603, message=f"tools/list returned more than {_MAX_TOOL_PAGES} pages; is its cursor stuck?")
 
 
 def _progress_reporter(request: ToolCallRequest) -> Any:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaError
 from langchain_core.callbacks import AsyncCallbackManager
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables.config import patch_config, set_config_context, var_child_runnable_config
@@ -26,6 +25,7 @@ from pydantic import PrivateAttr
 from mcpbridge.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolTimeoutError
 from mcpbridge.pipeline import ToolCallHandler, ToolCallRequest
 from mcpbridge.results import result_text, to_artifact, to_content_blocks
+from mcpbridge.schemas import schema_problems
 
 ELICITATION_HINT = (
     "asked for user input (elicitation), and no installed plugin answers it: "
@@ -143,7 +143,7 @@ class MCPTool(BaseTool):
 
     async def _call(self, arguments: dict[str, Any], runtime: Any, tool_call_id: str | None) -> Any:
         binding = self._binding
-        problem = _schema_problem(binding.validator, arguments)
+        problem = schema_problems(binding.validator, arguments)
         if problem is not None:
             return self._fail(
                 InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}"), tool_call_id, []
@@ -209,15 +209,3 @@ def _as_arguments(tool_input: str | dict[str, Any], name: str) -> dict[str, Any]
     if isinstance(tool_input, dict):
         return dict(tool_input)
     raise InvalidToolArguments(f"MCP tool {name!r} takes a dict of arguments, not {type(tool_input).__name__}")
-
-
-def _schema_problem(validator: Draft202012Validator, arguments: dict[str, Any]) -> str | None:
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    if not errors:
-        return None
-    return "; ".join(_describe(error) for error in errors)
-
-
-def _describe(error: SchemaError) -> str:
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message

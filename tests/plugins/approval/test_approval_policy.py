@@ -83,6 +83,10 @@ async def test_predicate_from_an_import_string(server_tools: dict[str, Tool]) ->
         ({"rulez": []}, "`plugins.approval.rulez`: unknown key"),
         ({"rules": [{"tool": "x"}]}, "rules.0.approval"),
         ({"rules": [{"approval": "require", "when": [{"argument": "a", "glob": "*", "above": 1}]}]}, "exactly one of"),
+        (
+            {"rules": [{"approval": "require", "when": [{"argument": "a", "regex": "("}]}]},
+            "when.0.regex`: .*missing \\)",
+        ),
         ({"allowed_decisions": ["approve", "veto"]}, "allowed_decisions.1"),
         ({"predicate": "no_such_module:thing"}, "plugins.approval.predicate"),
     ],

@@ -36,6 +36,9 @@ def test_unreachable_redis_is_an_error(tmp_path: Path, capsys: pytest.CaptureFix
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    config = write(tmp_path, f'backend = "redis"\nredis_url = "redis://127.0.0.1:{port}/0"')
+    config = write(tmp_path, f'backend = "redis"\nredis_url = "redis://127.0.0.1:{port}/0?password=pa55word"')
     assert main(["clear", "--config", config]) == 1
-    assert "could not clear the cache in Redis" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "could not clear the cache in Redis" in err
+    assert "password=***" in err
+    assert "pa55word" not in err

@@ -229,6 +229,7 @@ async def test_clear_needs_the_plugin(server: Any) -> None:
         ({"backend": "redis"}, 'backend = "redis" needs `redis_url`'),
         ({"redis_url": "redis://x"}, 'add backend = "redis"'),
         ({"backend": "redis", "redis_url": "http://x"}, "must start with redis://"),
+        ({"backend": "redis", "redis_url": "http://u:pa55word@x"}, "not 'http://u:***@x'"),
         ({"tools": [{"server": "elsewhere", "tool": "t"}]}, "names server 'elsewhere', which is not configured"),
     ],
 )

@@ -143,6 +143,9 @@ def test_cli_clears_redis(tmp_path: Path, redis_url: str, namespace: str, capsys
     assert asyncio.run(seed()) == 3
 
 
+SECRET = "redis-pa55word"
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -152,13 +155,16 @@ def _closed_port() -> int:
 async def test_unreachable_redis_means_uncached_with_one_warning(
     cached_bridge: BridgeMaker, calls: Counter[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    url = f"redis://127.0.0.1:{_closed_port()}/0"
+    url = f"redis://:{SECRET}@127.0.0.1:{_closed_port()}/0"
     with caplog.at_level(logging.WARNING, logger="mcpbridge_cache"):
         async with cached_bridge(backend="redis", redis_url=url, redis_retry=0) as bridge:
             messages = [await call(bridge, "lookup", {"q": "x"}) for _ in range(3)]
             messages += await asyncio.gather(*(call(bridge, "slow_lookup", {"q": "x"}) for _ in range(3)))
-            with pytest.raises(mcpbridge_cache.StoreUnavailable, match="could not clear the cache in Redis"):
+            with pytest.raises(mcpbridge_cache.StoreUnavailable, match="could not clear the cache in Redis") as error:
                 await mcpbridge_cache.clear(bridge)
+    assert "redis://:***@127.0.0.1:" in str(error.value)
+    assert SECRET not in str(error.value)
+    assert SECRET not in caplog.text
     assert all(m.status == "success" for m in messages)
     assert (calls["lookup"], calls["slow_lookup"]) == (3, 3)
     assert cache_entries(messages[0]) == [{"type": "mcpbridge_cache", "hit": False, "bypass": "store unavailable"}]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import mcpbridge_elicitation
@@ -16,20 +15,12 @@ from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from tests.conftest import serve_http, stdio_config
+from tests.conftest import stdio_config
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS
 
 CONFIG = {"configurable": {"thread_id": "t1"}}
-
-
-@pytest.fixture
-def shop_url() -> Iterator[str]:
-    base, server, thread = serve_http(elicit_servers.build().streamable_http_app())
-    yield f"{base}/mcp"
-    server.should_exit = True
-    thread.join(timeout=5)
 
 
 async def confirm_delete(server: dict[str, Any], sure: bool) -> str:
@@ -83,4 +74,21 @@ async def test_legacy_question_without_on_elicitation_fails_clearly() -> None:
         message = await bridge.call_tool("shop", "book", {"room": "green"})
     assert message.status == "error"
     assert "set `on_elicitation`" in message.content[0]["text"]
+    assert EFFECTS == []
+
+
+async def test_failing_on_elicitation_is_named_in_the_error() -> None:
+    EFFECTS.clear()
+
+    def on_elicitation(server: str, params: ElicitRequestFormParams) -> ElicitResult:
+        raise RuntimeError("no answers today")
+
+    async with MCPBridge(
+        {"shop": {"server": elicit_servers.build(), "mode": "legacy"}},
+        plugins=[mcpbridge_elicitation],
+        plugin_settings={"elicitation": {"on_elicitation": on_elicitation}},
+    ) as bridge:
+        message = await bridge.call_tool("shop", "book", {"room": "green"})
+    assert message.status == "error"
+    assert "on_elicitation failed: RuntimeError: no answers today" in message.content[0]["text"]
     assert EFFECTS == []

@@ -6,13 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import mcpbridge_approval
 import mcpbridge_elicitation
-import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -23,21 +21,13 @@ from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from tests.conftest import ROOT, serve_http
+from tests.conftest import ROOT
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS
 
 WORKER = Path(__file__).with_name("resume_worker.py")
 CONFIG = {"configurable": {"thread_id": "both"}}
-
-
-@pytest.fixture
-def shop_url() -> Iterator[str]:
-    base, server, thread = serve_http(elicit_servers.build().streamable_http_app())
-    yield f"{base}/mcp"
-    server.should_exit = True
-    thread.join(timeout=5)
 
 
 def by_type(interrupts: list[Interrupt]) -> dict[str, Interrupt]:

@@ -1,4 +1,5 @@
-"""A weather / calculator server for the events tests, and helpers to run a scripted agent."""
+"""The events tests' server (the inspector demo's tools, plus `slow`) and helpers to run a
+scripted agent."""
 
 from __future__ import annotations
 
@@ -9,59 +10,40 @@ from typing import Any
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcpbridge_events.demo import UNTRUSTED_PAGE
-from pydantic import BaseModel
+from mcp.server.mcpserver import MCPServer
+from mcpbridge_events.demo import build_demo_server
 
+from mcpbridge import ToolCallHandler, ToolCallInterceptor, ToolCallRequest
 from mcpbridge.demo.model import ScriptedChatModel
 
 USER = {"messages": [("user", "go")]}
+FORECAST = {"city": "Oslo", "temperature_c": 4.5, "conditions": "light snow", "wind_kph": 12.0}
+"""What `get_forecast` answers for Oslo."""
 
 
-class Forecast(BaseModel):
-    city: str
-    temperature_c: float
-    conditions: str
+def build_server() -> MCPServer:
+    """`get_forecast` (reports progress 0..3 of 4), `add`, `divide`, `fetch_page`, `slow`."""
+    server = build_demo_server(delay=0)
 
-
-def build_server(gate: asyncio.Event | None = None) -> MCPServer:
-    """`get_forecast` reports progress and, given a `gate`, waits for it before answering."""
-    server = MCPServer("weather")
-
-    @server.tool()
-    async def get_forecast(city: str, ctx: Context) -> Forecast:
-        """Forecast for a city."""
-        await ctx.report_progress(1, 2, "asking the station")
-        if gate is not None:
-            await gate.wait()
-        await ctx.report_progress(2, 2, "done")
-        return Forecast(city=city, temperature_c=4.5, conditions="light snow")
-
-    @server.tool()
-    def add(a: float, b: float) -> float:
-        """Add two numbers."""
-        return a + b
-
-    @server.tool()
-    def divide(a: float, b: float) -> float:
-        """Divide a by b."""
-        if b == 0:
-            raise ToolError("division by zero")
-        return a / b
-
-    @server.tool(structured_output=False)
-    def fetch_page(url: str) -> str:
-        """Untrusted HTML."""
-        return UNTRUSTED_PAGE
-
-    @server.tool()
     async def slow(seconds: float) -> str:
         """Sleep, then answer."""
         await asyncio.sleep(seconds)
         return "done"
 
+    server.add_tool(slow)
     return server
+
+
+def hold(tool: str, gate: asyncio.Event) -> ToolCallInterceptor:
+    """An interceptor that keeps `tool`'s answer (its progress already sent) until `gate` opens."""
+
+    async def interceptor(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        result = await handler(request)
+        if request.name == tool:
+            await gate.wait()
+        return result
+
+    return interceptor
 
 
 def ask(*calls: tuple[str, dict[str, Any]], prefix: str = "call") -> AIMessage:

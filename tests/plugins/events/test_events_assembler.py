@@ -16,7 +16,7 @@ from mcpbridge_events import AssembledToolCall, ToolCallAssembler
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 
-from .events_support import USER, agent, ask, build_server, stream
+from .events_support import FORECAST, USER, agent, ask, build_server, hold, stream
 
 PARALLEL = ask(
     ("get_forecast", {"city": "Oslo"}),
@@ -49,7 +49,7 @@ async def test_same_calls_with_the_plugin_or_from_langgraph_tools_events() -> No
         "call-1",
         {"city": "Oslo"},
         "finished",
-        {"city": "Oslo", "temperature_c": 4.5, "conditions": "light snow"},
+        FORECAST,
         None,
         [],
     )
@@ -62,14 +62,16 @@ async def test_same_calls_with_the_plugin_or_from_langgraph_tools_events() -> No
     assert (with_plugin.tool_calls[0].server, without.tool_calls[0].server) == ("weather", None)
     progress = with_plugin.tool_calls[0].progress
     assert progress is not None
-    assert (progress.progress, progress.total) == (2, 2)
+    assert (progress.progress, progress.total, progress.message) == (3, 4, "asking station 4 of 4")
 
 
 async def test_concurrent_calls_complete_independently() -> None:
     gate = asyncio.Event()
     seen: list[tuple[str, str, str]] = []  # (changed call, its status, forecast's status at that moment)
     assembler = ToolCallAssembler()
-    async with MCPBridge({"weather": build_server(gate)}, plugins=[mcpbridge_events]) as bridge:
+    async with MCPBridge(
+        {"weather": build_server()}, plugins=[mcpbridge_events], interceptors=[hold("get_forecast", gate)]
+    ) as bridge:
         graph = agent(await bridge.list_tools(), ask(("get_forecast", {"city": "Oslo"}), ("add", {"a": 2, "b": 3})))
         config = {"configurable": {"thread_id": "t1"}}
         async for call in assembler.track(graph.astream(USER, config, stream_mode=["updates", "custom"])):

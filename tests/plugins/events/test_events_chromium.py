@@ -14,10 +14,11 @@ from typing import Any
 import mcpbridge_events
 import pytest
 from mcpbridge_events.inspector import serve
+from playwright.async_api import async_playwright
 
 from mcpbridge import MCPBridge
 
-from .events_support import USER, agent, ask, build_server
+from .events_support import USER, agent, ask, build_server, hold
 
 pytestmark = pytest.mark.chromium
 
@@ -47,8 +48,7 @@ def chromium_path() -> str:
 @pytest.fixture
 async def page() -> AsyncIterator[Any]:
     executable = chromium_path()
-    playwright_api = pytest.importorskip("playwright.async_api")
-    async with playwright_api.async_playwright() as playwright:
+    async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:
             yield await browser.new_page(viewport={"width": 1200, "height": 600})
@@ -61,7 +61,9 @@ async def test_cards_go_from_running_to_result_and_output_stays_text(page: Any, 
     with serve(port=0) as inspector:
         await page.goto(inspector.url)
         await page.wait_for_selector("#live[data-state=live]")
-        async with MCPBridge({"weather": build_server(gate)}, plugins=[mcpbridge_events]) as bridge:
+        async with MCPBridge(
+            {"weather": build_server()}, plugins=[mcpbridge_events], interceptors=[hold("get_forecast", gate)]
+        ) as bridge:
             graph = agent(
                 await bridge.list_tools(),
                 ask(

@@ -160,3 +160,12 @@ def test_bad_command_lines_exit_with_usage(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
+
+
+def test_mcpbridge_inspect_runs_the_same_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from mcpbridge.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["inspect", "--help"])  # found through the installed plugin's `mcpbridge_commands` hook
+    assert exit_info.value.code == 0
+    assert "--no-run" in capsys.readouterr().out

@@ -12,7 +12,7 @@ from mcpbridge_events import ToolCallAssembler
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
 
-from .events_support import USER, agent, ask, build_server, lifecycle, stream
+from .events_support import FORECAST, USER, agent, ask, build_server, lifecycle, stream
 
 
 def by_call(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -47,14 +47,13 @@ async def test_parallel_calls_each_get_their_own_lifecycle() -> None:
     assert forecast[0]["input"] == {"city": "Oslo"}
     progress = [e for e in forecast if e["event"] == "progress"]
     assert [(p["progress"], p["total"], p["message"]) for p in progress] == [
-        (1, 2, "asking the station"),
-        (2, 2, "done"),
+        (step, 4, f"asking station {step + 1} of 4") for step in range(4)
     ]
     assert forecast[-1] == {
         "type": "mcpbridge.tool_call",
         "event": "finished",
         "call_id": "call-1",
-        "output": {"city": "Oslo", "temperature_c": 4.5, "conditions": "light snow"},
+        "output": FORECAST,
         "notes": [],
     }
     assert calls["call-2"][-1]["output"] == {"result": 5.0}
@@ -143,12 +142,26 @@ async def test_a_timeout_becomes_an_error_event() -> None:
 
 
 async def test_settings_can_keep_arguments_and_outputs_off_the_stream() -> None:
+    async def approve_edited(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        """Reports the arguments as the approval plugin does, when a person edits them."""
+        request.notify("approval.requested", arguments={"secret": "s3cr3t"}, server=request.server_name)
+        request.artifact.append({"type": "mcpbridge_approval", "decision": "edit", "arguments": {"secret": "s3cr3t"}})
+        return await handler(request)
+
     settings = {"events": {"include_input": False, "include_output": False}}
-    async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events], plugin_settings=settings) as bridge:
+    async with MCPBridge(
+        {"weather": build_server()},
+        plugins=[mcpbridge_events],
+        interceptors=[approve_edited],
+        plugin_settings=settings,
+    ) as bridge:
         graph = agent(await bridge.list_tools(), ask(("add", {"a": 2, "b": 3})))
         events = lifecycle(await stream(graph, USER, "custom"))
     assert (events[0]["event"], events[0]["input"]) == ("started", None)
+    assert (events[1]["event"], events[1]["data"]) == ("update", {"server": "weather"})
     assert (events[-1]["event"], events[-1]["output"]) == ("finished", None)
+    assert events[-1]["notes"] == [{"type": "mcpbridge_approval", "decision": "edit"}]
+    assert "s3cr3t" not in repr(events)
 
 
 def test_an_unknown_setting_names_the_key() -> None:

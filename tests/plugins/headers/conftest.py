@@ -52,7 +52,10 @@ def build(record: RecordingServer) -> MCPServer:
 def recording_app(record: RecordingServer, app: Any) -> Any:
     async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+            headers: dict[str, str] = {}
+            for key, value in scope["headers"]:  # a header sent twice shows as "first, second"
+                name = key.decode().lower()
+                headers[name] = f"{headers[name]}, {value.decode()}" if name in headers else value.decode()
             record.requests.append({name: headers[name] for name in WATCHED if name in headers})
         await app(scope, receive, send)
 

@@ -11,7 +11,8 @@ from typing import Any
 import mcpbridge_headers
 import pytest
 
-from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
+from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
+from mcpbridge.config import build_settings
 from mcpbridge.testing import make_runtime, make_tool_call
 from tests.conftest import stdio_config
 from tests.plugins.headers.conftest import RecordingServer
@@ -88,6 +89,37 @@ crm = "tests.plugins.headers.test_headers_policy:tenant_from_user"
         message = await call(bridge, "headers_seen", {"user_id": "u2"})
     # The provider's None leaves x-static as configured.
     assert json.loads(message.content[0]["text"]) == {"x-provided": "tenant-of-u2", "x-static": "fixed"}
+
+
+async def test_header_names_ignore_case_when_merged(crm: RecordingServer) -> None:
+    async def outer(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        return await handler(request.override(headers={"X-User-Id": "outer"}))
+
+    bridge = MCPBridge(
+        {"crm": {"url": crm.url}},
+        plugins=[mcpbridge_headers],
+        interceptors=[outer],
+        settings=build_settings({"plugins": {"order": ["interceptors"]}}),  # `outer` outside the plugin
+        plugin_settings={
+            "headers": {
+                "servers": {"crm": {"x-user-id": "configured", "x-static": "configured"}},
+                "providers": {"crm": lambda request: {"X-Static": "provided"}},
+            }
+        },
+    )
+    async with bridge:
+        message = await call(bridge, "headers_seen", {})
+    assert message.status == "success"
+    # Each header once: the provider replaced the configured one and the outer one won.
+    assert [r for r in crm.requests if "x-static" in r] == [{"x-static": "provided", "x-user-id": "outer"}]
+
+
+async def test_provider_header_names_are_checked(crm: RecordingServer) -> None:
+    async with bridge_for(crm, providers={"crm": lambda request: {"x user": "u1"}}) as bridge:
+        message = await call(bridge, "whoami", {})
+    assert message.status == "error"
+    assert "returned the header name 'x user', which is not a valid HTTP header name" in message.content
+    assert crm.tool_calls == 0
 
 
 async def test_values_are_redacted_in_logs_and_errors(crm: RecordingServer, caplog: pytest.LogCaptureFixture) -> None:

@@ -12,10 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from opentelemetry import trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -24,6 +22,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.conftest import serve_http
+from tests.servers import basic
 
 
 @dataclass
@@ -72,34 +71,17 @@ def metric_reader() -> tuple[MeterProvider, InMemoryMetricReader]:
 
 
 def build_server() -> MCPServer:
-    """Tools for the tracing tests: a plain one, a failing one and one that reports progress."""
-    server = MCPServer("otel-test")
+    """The shared test server (`echo`, `divide` failing on 0, `slow`, ...) plus `count`,
+    which reports progress."""
+    server = basic.build()
 
-    @server.tool()
-    def echo(text: str) -> str:
-        """Echo the text back."""
-        return text
-
-    @server.tool()
-    def divide(a: float, b: float) -> float:
-        """Divide a by b."""
-        if b == 0:
-            raise ToolError("division by zero")
-        return a / b
-
-    @server.tool()
     async def count(steps: int, ctx: Context) -> str:
         """Report progress `steps` times."""
         for step in range(1, steps + 1):
             await ctx.report_progress(step, steps, f"step {step}")
         return "counted"
 
-    @server.tool()
-    async def slow(seconds: float) -> str:
-        """Sleep, then answer."""
-        await anyio.sleep(seconds)
-        return "done"
-
+    server.add_tool(count)
     return server
 
 

@@ -3,9 +3,11 @@ LangGraph interrupt ends the span as interrupted, not failed; without an SDK not
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import mcpbridge_otel
+import pytest
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, interrupt
@@ -103,6 +105,30 @@ async def test_interrupt_ends_the_span_as_interrupted_not_failed(
     assert "mcpbridge.interrupted" not in (resumed.attributes or {})
     names = {m.name for rm in reader.get_metrics_data().resource_metrics for sm in rm.scope_metrics for m in sm.metrics}
     assert "mcpbridge.execute_tool.errors" not in names, "an interrupt is not an error"
+
+
+async def test_cancellation_is_marked_and_raised(
+    telemetry: Telemetry, metric_reader: tuple[MeterProvider, InMemoryMetricReader]
+) -> None:
+    in_flight = asyncio.Event()
+
+    async def signal(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        in_flight.set()
+        return await handler(request)
+
+    provider, reader = metric_reader
+    otel = OtelInterceptor(meter_provider=provider)
+    async with MCPBridge({"calc": {"server": build_server()}}, plugins=[], interceptors=[otel, signal]) as bridge:
+        slow = next(t for t in await bridge.list_tools() if t.name == "slow")
+        task = asyncio.create_task(slow.ainvoke({"seconds": 30}))
+        await in_flight.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    span = telemetry.one("execute_tool slow")
+    assert (span.attributes or {})["mcpbridge.cancelled"] is True
+    assert span.status.status_code is StatusCode.UNSET
+    assert reader.get_metrics_data() is None, "a cancelled call did not finish: no duration, no error"
 
 
 async def test_without_an_sdk_the_request_passes_untouched(telemetry: Telemetry) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict
 
 from mcpbridge import PluginConfig, ToolCallHandler, ToolCallRequest, ToolCallResult, hookimpl
-from mcp.types import CallToolResult, TextContent
 
 NAME = "template"
 
@@ -25,7 +25,7 @@ def mcpbridge_interceptors(config: PluginConfig) -> list[object]:
     settings = config.parse(NAME, Settings)
 
     async def prefix_text(request: ToolCallRequest, handler: ToolCallHandler) -> ToolCallResult:
-        result = await handler(request)
+        result: ToolCallResult = await handler(request)
         if isinstance(result, CallToolResult) and not result.is_error:
             for item in result.content:
                 if isinstance(item, TextContent):

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from langgraph.types import Interrupt
 
 from mcpbridge.interrupts import interrupt_id, interrupt_payload
+from mcpbridge.schemas import schema_problems
 from mcpbridge_approval.settings import DecisionType
 
 PAYLOAD_TYPE = "mcp_approval"
@@ -53,11 +53,8 @@ def _check_edit(answer: Mapping[str, Any], where: str, names: Sequence[str], inp
     name = action.get("name")
     if name is not None and name not in names:
         raise ValueError(f"the 'edit' decision for {where} cannot switch to another tool ({name!r})")
-    errors = sorted(Draft202012Validator(dict(input_schema)).iter_errors(dict(action["args"])), key=lambda e: e.path)
-    if errors:
-        problems = "; ".join(
-            (f"{'/'.join(str(p) for p in e.absolute_path)}: " if e.absolute_path else "") + e.message for e in errors
-        )
+    problems = schema_problems(input_schema, dict(action["args"]))
+    if problems:
         raise ValueError(f"the edited arguments for {where} do not match the tool's input schema: {problems}")
 
 

@@ -35,7 +35,7 @@ class ApprovalInterceptor:
             "server": request.server_name,
             "tool": request.name,
             "name": display,
-            "tool_call_id": getattr(request.runtime, "tool_call_id", None),
+            "tool_call_id": request.tool_call_id,
             "arguments": dict(request.args),
             "annotations": tool.annotations.model_dump(by_alias=True, exclude_none=True)
             if tool and tool.annotations
@@ -79,7 +79,6 @@ class ApprovalInterceptor:
     @staticmethod
     def _answer(request: ToolCallRequest, display: str, decision: dict[str, Any]) -> ToolMessage:
         """The message the model gets instead of a result (the tool did not run)."""
-        call_id = getattr(request.runtime, "tool_call_id", None) or ""
         if decision["type"] == "respond":
             content = decision["message"]
         elif decision.get("message"):
@@ -90,4 +89,6 @@ class ApprovalInterceptor:
                 "Do not retry it unless the user asks for it."
             )
         status = "success" if decision["type"] == "respond" else "error"
-        return ToolMessage(content, name=display, tool_call_id=call_id, status=status, artifact=request.artifact)
+        return ToolMessage(
+            content, name=display, tool_call_id=request.tool_call_id or "", status=status, artifact=request.artifact
+        )

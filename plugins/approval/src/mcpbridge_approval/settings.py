@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ImportString, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ImportString, JsonValue, field_validator, model_validator
 
 from mcpbridge import ToolCallRequest
 
@@ -29,7 +29,7 @@ class ArgumentCondition(BaseModel):
 
     argument: str
     glob: str | None = None
-    regex: str | None = None
+    regex: re.Pattern[str] | None = None
     above: float | None = None
     below: float | None = None
     equals: JsonValue = None
@@ -42,9 +42,18 @@ class ArgumentCondition(BaseModel):
                 f"a `when` condition on {self.argument!r} needs exactly one of {', '.join(_TESTS)}; "
                 f"got {', '.join(given) or 'none'}"
             )
-        if self.regex is not None:
-            re.compile(self.regex)
         return self
+
+    @field_validator("regex", mode="before")
+    @classmethod
+    def _compile(cls, value: Any) -> Any:
+        """Compiled once, so calls reuse it and a bad pattern is a ConfigError naming its key and the reason."""
+        if not isinstance(value, str):
+            return value
+        try:
+            return re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"{value!r} is not a valid regular expression: {exc}") from None
 
     def matches(self, arguments: Mapping[str, Any]) -> bool:
         if self.argument not in arguments:
@@ -53,7 +62,7 @@ class ArgumentCondition(BaseModel):
         if self.glob is not None:
             return isinstance(value, str) and fnmatchcase(value, self.glob)
         if self.regex is not None:
-            return isinstance(value, str) and re.search(self.regex, value) is not None
+            return isinstance(value, str) and self.regex.search(value) is not None
         if self.above is not None:
             return _is_number(value) and value > self.above
         if self.below is not None:
@@ -86,9 +95,6 @@ class Rule(BaseModel):
         )
 
 
-Predicate = Callable[[ToolCallRequest], "bool | None"]
-
-
 class Settings(BaseModel):
     """The plugin's settings; every key is optional."""
 
@@ -101,4 +107,4 @@ class Settings(BaseModel):
     """`(request) -> True | False | None`, consulted first; None defers to the rules."""
     allowed_decisions: list[DecisionType] = Field(default_factory=lambda: list(DECISION_TYPES), min_length=1)
     edit_notice: str | None = DEFAULT_EDIT_NOTICE
-    """Text put before an edited call's result so the model knows; None to leave it out."""
+    """Text put before an edited call's result so the model knows; empty (or None) to leave it out."""

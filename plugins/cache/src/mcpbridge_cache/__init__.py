@@ -3,7 +3,7 @@ per caller identity, in memory or shared through Redis."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from mcpbridge import ConfigError, MCPBridge, PluginConfig, PluginError, hookimpl
 from mcpbridge_cache.interceptor import ARTIFACT_TYPE, CacheInterceptor
@@ -41,6 +41,12 @@ def settings_from(config: PluginConfig) -> CacheSettings:
                 f"configured servers: {', '.join(sorted(servers)) or 'none'}"
             )
     return settings
+
+
+def check_server(server: str | None, configured: Collection[str]) -> None:
+    """Refuse to clear the entries of a server that is not configured (a typo would clear nothing)."""
+    if server is not None and server not in configured:
+        raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(configured) or 'none'}")
 
 
 def build_store(settings: CacheSettings) -> Store:
@@ -93,8 +99,7 @@ async def clear(bridge: MCPBridge, server: str | None = None, tool: str | None =
     """Invalidate the entries of `server` / `tool` (all when both are None) in the bridge's
     cache; returns how many were removed. With Redis this clears them for every process that
     shares that Redis. Raises `StoreUnavailable` when Redis cannot be reached."""
-    if server is not None and server not in bridge.connections:
-        raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(bridge.connections) or 'none'}")
+    check_server(server, bridge.connections)
     removed = 0
     for interceptor in interceptors_of(bridge):
         removed += await interceptor.store.clear(server, tool)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from mcpbridge import ConfigError, PluginConfig, load_settings
-from mcpbridge_cache import build_store, settings_from
+from mcpbridge_cache import build_store, check_server, settings_from
 from mcpbridge_cache.stores import Store, StoreUnavailable
 
 PROG = "mcpbridge cache"
@@ -40,8 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _clear(path: str | None, server: str | None, tool: str | None) -> int:
     settings = load_settings(path)
-    if server is not None and server not in settings.servers:
-        raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(settings.servers) or 'none'}")
+    check_server(server, settings.servers)
     cache = settings_from(PluginConfig(settings))
     if cache.backend == "memory":
         print(

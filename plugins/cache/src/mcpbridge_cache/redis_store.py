@@ -19,6 +19,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from mcpbridge_cache.keys import CacheKey, pattern
+from mcpbridge_cache.settings import redacted_url
 from mcpbridge_cache.stores import StoreUnavailable
 
 logger = logging.getLogger("mcpbridge_cache")
@@ -32,6 +33,7 @@ class RedisStore:
     def __init__(self, url: str, *, namespace: str, timeout: float, retry: float) -> None:
         self.url = url
         self.namespace = namespace
+        self._shown_url = redacted_url(url)  # never a password in logs or errors
         self._timeout = timeout
         self._retry = retry
         self._down_until = 0.0
@@ -72,7 +74,7 @@ class RedisStore:
             if batch:
                 removed += await client.unlink(*batch)
         except _FAILURES as exc:
-            raise StoreUnavailable(f"could not clear the cache in Redis at {self.url}: {exc}") from exc
+            raise StoreUnavailable(f"could not clear the cache in Redis at {self._shown_url}: {exc}") from exc
         return removed
 
     async def aclose(self) -> None:
@@ -83,7 +85,7 @@ class RedisStore:
 
     def _client(self, *, probe: bool = False) -> Redis:
         if not probe and time.monotonic() < self._down_until:
-            raise StoreUnavailable(f"Redis at {self.url} is unreachable")
+            raise StoreUnavailable(f"Redis at {self._shown_url} is unreachable")
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
@@ -103,7 +105,7 @@ class RedisStore:
             logger.warning(
                 "mcpbridge-cache: Redis at %s is unreachable (%s: %s); tool calls go to their servers "
                 "uncached until it answers again (next try in %g s)",
-                self.url,
+                self._shown_url,
                 type(exc).__name__,
                 exc,
                 self._retry,
@@ -113,4 +115,4 @@ class RedisStore:
     def _recovered(self) -> None:
         if self._warned:
             self._warned = False
-            logger.info("mcpbridge-cache: Redis at %s answers again; caching resumed", self.url)
+            logger.info("mcpbridge-cache: Redis at %s answers again; caching resumed", self._shown_url)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Literal
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -60,7 +61,22 @@ class CacheSettings(BaseModel):
             if not self.redis_url:
                 raise ValueError('backend = "redis" needs `redis_url` (e.g. "redis://127.0.0.1:6379/0")')
             if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
-                raise ValueError(f"`redis_url` must start with redis://, rediss:// or unix://, not {self.redis_url!r}")
+                raise ValueError(
+                    f"`redis_url` must start with redis://, rediss:// or unix://, not {redacted_url(self.redis_url)!r}"
+                )
         elif self.redis_url:
             raise ValueError('`redis_url` is set but backend is "memory": add backend = "redis" to use Redis')
         return self
+
+
+def redacted_url(url: str) -> str:
+    """`url` with its password (`:password@` or `?password=`) hidden, for logs and errors."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if parts.password is None and not any(name == "password" for name, _ in query):
+        return url
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:***@{netloc.rpartition('@')[2]}"
+    shown = "&".join(f"{name}=***" if name == "password" else f"{name}={value}" for name, value in query)
+    return urlunsplit(parts._replace(netloc=netloc, query=shown))

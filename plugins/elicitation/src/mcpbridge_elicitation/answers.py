@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from langgraph.types import Interrupt
 from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult
 
 from mcpbridge.interrupts import interrupt_id, interrupt_payload
+from mcpbridge.schemas import schema_problems
 
 PAYLOAD_TYPE = "mcp_elicitation"
 ACTIONS = ("accept", "decline", "cancel")
@@ -52,12 +52,8 @@ def _check_answer(request: Mapping[str, Any], answer: Any, where: str) -> dict[s
         return {"action": "accept"}
     if not isinstance(content, Mapping):
         raise ValueError(f"accepting {where} needs `content`: a dict matching its requested_schema")
-    errors = list(Draft202012Validator(request["requested_schema"]).iter_errors(dict(content)))
-    if errors:
-        problems = "; ".join(
-            (f"field {'/'.join(str(p) for p in e.absolute_path)!r}: " if e.absolute_path else "") + e.message
-            for e in sorted(errors, key=lambda e: list(e.absolute_path))
-        )
+    problems = schema_problems(request["requested_schema"], dict(content))
+    if problems:
         raise ValueError(f"the content for {where} does not match its requested_schema: {problems}")
     return {"action": "accept", "content": dict(content)}
 

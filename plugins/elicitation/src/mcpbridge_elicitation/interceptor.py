@@ -28,33 +28,32 @@ class ElicitationInterceptor:
         self.settings = settings
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        result = await handler(request)
+        if not isinstance(result, InputRequiredResult):
+            return result  # the common case: the server did not ask
         where = f"tool {request.name!r} on server {request.server_name!r}"
         current, delay, rounds = request, self.settings.backoff_initial, 0
         actions: list[dict[str, str]] = []
-        while True:
-            result = await handler(current)
-            if not isinstance(result, InputRequiredResult):
-                if rounds:
-                    request.artifact.append({"type": ARTIFACT_TYPE, "rounds": rounds, "answers": actions})
-                return result
+        while isinstance(result, InputRequiredResult):
             rounds += 1
-            self._check_round(result, rounds, where, request.server_name)
-            questions = result.input_requests or {}
+            questions = self._questions(result, rounds, where, request.server_name)
             request.notify(
                 "elicitation.round", server=request.server_name, tool=request.name, round=rounds, keys=sorted(questions)
             )
-            if not questions:  # a continuation: the server is still working on its state
+            if questions:
+                answers = self._ask(request, questions, rounds, where)
+                actions.append({key: answer["action"] for key, answer in answers.items()})
+                current = current.override(input_responses=as_results(answers), request_state=result.request_state)
+            else:  # a continuation: the server is still working on its state
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.settings.backoff_max)
                 current = current.override(input_responses=None, request_state=result.request_state)
-                continue
-            answers = self._ask(
-                request, {k: q for k, q in questions.items() if isinstance(q, ElicitRequest)}, rounds, where
-            )
-            actions.append({key: answer["action"] for key, answer in answers.items()})
-            current = current.override(input_responses=as_results(answers), request_state=result.request_state)
+            result = await handler(current)
+        request.artifact.append({"type": ARTIFACT_TYPE, "rounds": rounds, "answers": actions})
+        return result
 
-    def _check_round(self, result: InputRequiredResult, rounds: int, where: str, server: str) -> None:
+    def _questions(self, result: InputRequiredResult, rounds: int, where: str, server: str) -> dict[str, ElicitRequest]:
+        """The round's questions, or a ToolException when this round must not be answered."""
         if not self.settings.enabled_for(server):
             raise ToolException(
                 f"MCP {where} asked for user input, but elicitation is off for server {server!r} "
@@ -65,28 +64,34 @@ class ElicitationInterceptor:
                 f"MCP {where} still asked for input after {self.settings.max_rounds} rounds; stopped "
                 "(raise `max_rounds` in [plugins.elicitation] if the server legitimately needs more)"
             )
-        other = sorted(key for key, q in (result.input_requests or {}).items() if not isinstance(q, ElicitRequest))
+        requests = result.input_requests or {}
+        questions = {key: q for key, q in requests.items() if isinstance(q, ElicitRequest)}
+        other = sorted(set(requests) - set(questions))
         if other:
             raise ToolException(
                 f"MCP {where} asked for {other} (sampling or roots), which mcpbridge does not answer: "
                 "only elicitation (form and url questions) is supported"
             )
+        return questions
 
     @staticmethod
-    def _ask(request: ToolCallRequest, questions: dict[str, ElicitRequest], rounds: int, where: str) -> Any:
+    def _ask(
+        request: ToolCallRequest, questions: dict[str, ElicitRequest], rounds: int, where: str
+    ) -> dict[str, dict[str, Any]]:
         shown = describe_requests(questions)
         payload = {
             "type": PAYLOAD_TYPE,
             "server": request.server_name,
             "tool": request.name,
-            "tool_call_id": getattr(request.runtime, "tool_call_id", None),
+            "tool_call_id": request.tool_call_id,
             "arguments": dict(request.args),
             "round": rounds,
             "requests": shown,
         }
-        return pause(
+        answers: dict[str, dict[str, Any]] = pause(
             payload,
             purpose=f"MCP {where}, which asked for user input,",
             check=answers_checker(shown, where),
             schema=answers_schema(shown),
         )
+        return answers

@@ -28,7 +28,9 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     include_input: bool = True
-    """Put the call's arguments in the `started` event (turn off when they are secret)."""
+    """Put the call's arguments in the `started` event, and the mappings other plugins report
+    (e.g. the arguments an approval asks about) in `update` data and `notes`; turn off when
+    they are secret."""
     include_output: bool = True
     """Put the call's output in the `finished` event (turn off for large or private outputs)."""
 

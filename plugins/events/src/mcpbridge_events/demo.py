@@ -9,7 +9,6 @@ import contextlib
 import itertools
 from typing import Any
 
-import anyio
 from langchain_core.messages import AIMessage
 from langchain_core.tools import BaseTool
 from mcp.server.mcpserver import Context, MCPServer
@@ -41,19 +40,19 @@ def build_demo_server(delay: float = 1.0) -> MCPServer:
         steps = 4
         for step in range(steps):
             await ctx.report_progress(step, steps, f"asking station {step + 1} of {steps}")
-            await anyio.sleep(delay / steps)
+            await asyncio.sleep(delay / steps)
         return Forecast(city=city, temperature_c=4.5, conditions="light snow", wind_kph=12.0)
 
     @server.tool(annotations=readonly)
     async def add(a: float, b: float) -> float:
         """Add two numbers."""
-        await anyio.sleep(delay / 2)
+        await asyncio.sleep(delay / 2)
         return a + b
 
     @server.tool(annotations=readonly)
     async def divide(a: float, b: float) -> float:
         """Divide a by b."""
-        await anyio.sleep(delay / 2)
+        await asyncio.sleep(delay / 2)
         if b == 0:
             raise ToolError("division by zero")
         return a / b
@@ -61,7 +60,7 @@ def build_demo_server(delay: float = 1.0) -> MCPServer:
     @server.tool(annotations=readonly, structured_output=False)
     async def fetch_page(url: str) -> str:
         """The HTML of a web page (here: always the same untrusted page)."""
-        await anyio.sleep(delay / 3)
+        await asyncio.sleep(delay / 3)
         return UNTRUSTED_PAGE
 
     return server

@@ -14,9 +14,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
-from mcp.types import CallToolResult, InputRequiredResult, TextContent
+from mcp.types import CallToolResult, InputRequiredResult
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
+from mcpbridge.results import STRUCTURED_CONTENT, result_text
+from mcpbridge.tools import ELICITATION_HINT
 
 EVENT_TYPE = "mcpbridge.tool_call"
 """The `type` of every event this plugin writes to the custom stream."""
@@ -60,25 +62,34 @@ class LifecycleEvents:
             if event == "progress":
                 emit("progress", **{k: data.get(k) for k in ("progress", "total", "message")})
             else:
-                emit("update", update=event, data=_jsonable(data))
+                emit("update", update=event, data=self._public(data))
 
         try:
             result = await handler(request.override(observers=(*request.observers, listen)))
         except GraphBubbleUp:
-            emit("interrupted", notes=_notes(request))
+            emit("interrupted", notes=self._notes(request))
             raise
         except asyncio.CancelledError:
-            emit("error", error="cancelled", notes=_notes(request))
+            emit("error", error="cancelled", notes=self._notes(request))
             raise
         except Exception as exc:
-            emit("error", error=str(exc) or type(exc).__name__, notes=_notes(request))
+            emit("error", error=str(exc) or type(exc).__name__, notes=self._notes(request))
             raise
         error = _error_of(result)
         if error is not None:
-            emit("error", error=error, notes=_notes(request))
+            emit("error", error=error, notes=self._notes(request))
         else:
-            emit("finished", output=_output(result) if self.include_output else None, notes=_notes(request))
+            emit("finished", output=_output(result) if self.include_output else None, notes=self._notes(request))
         return result
+
+    def _public(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """`data` made JSON-friendly; without `include_input`, nested mappings (the arguments an
+        approval asks about or an edit changed) are left out, like `started.input`."""
+        return {str(k): _jsonable(v) for k, v in data.items() if self.include_input or not isinstance(v, Mapping)}
+
+    def _notes(self, request: ToolCallRequest) -> list[dict[str, Any]]:
+        """What other plugins recorded about this call (cache hit, retry attempts, approval)."""
+        return [self._public(e) for e in request.artifact if str(e.get("type", "")).startswith(NOTE_PREFIX)]
 
 
 def _asked_for(runtime: Any, call_id: str, fallback: str) -> tuple[str, str | None]:
@@ -102,16 +113,11 @@ def _namespace(runtime: Any) -> list[str]:
     return checkpoint_ns.split("|")[:-1] if checkpoint_ns else []
 
 
-def _notes(request: ToolCallRequest) -> list[dict[str, Any]]:
-    """What other plugins recorded about this call (cache hit, retry attempts, approval)."""
-    return [_jsonable(entry) for entry in request.artifact if str(entry.get("type", "")).startswith(NOTE_PREFIX)]
-
-
 def _error_of(result: Any) -> str | None:
     if isinstance(result, CallToolResult) and result.is_error:
-        return _text(result) or "the tool reported an error"
+        return result_text(result) or "the tool reported an error"
     if isinstance(result, InputRequiredResult):
-        return "the server asked for user input and no plugin answered it: install and enable mcpbridge-elicitation"
+        return f"the server {ELICITATION_HINT}"
     if isinstance(result, ToolMessage) and result.status == "error":
         return result.text or "the tool reported an error"
     return None
@@ -120,7 +126,7 @@ def _error_of(result: Any) -> str | None:
 def _output(result: Any) -> Any:
     """Structured content when the server sent it, else the text."""
     if isinstance(result, CallToolResult):
-        return result.structured_content if result.structured_content is not None else _text(result)
+        return result.structured_content if result.structured_content is not None else result_text(result)
     if isinstance(result, ToolMessage):
         return output_of_message(result)
     return None  # a Command: the graph update speaks for itself
@@ -130,13 +136,9 @@ def output_of_message(message: ToolMessage) -> Any:
     """The output a ToolMessage from the bridge carries: structured content from its artifact
     when present, else its text (the same value the `finished` event has)."""
     for entry in message.artifact if isinstance(message.artifact, list) else ():
-        if isinstance(entry, dict) and entry.get("type") == "mcp_structured_content":
+        if isinstance(entry, dict) and entry.get("type") == STRUCTURED_CONTENT:
             return entry.get("data")
     return message.text
-
-
-def _text(result: CallToolResult) -> str:
-    return "\n".join(item.text for item in result.content if isinstance(item, TextContent))
 
 
 def _jsonable(value: Any) -> Any:

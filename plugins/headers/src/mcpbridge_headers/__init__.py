@@ -76,9 +76,9 @@ def _check_duplicates(plans: dict[str, ServerHeaders]) -> None:
     for plan in plans.values():
         seen: set[str] = set()
         for source in plan.sources:
-            if source.header.lower() in seen:
+            if source.header in seen:
                 raise ConfigError(
                     f"[plugins.headers.servers.{plan.server}] sets header {source.header!r} twice "
                     "(header names ignore case): keep one"
                 )
-            seen.add(source.header.lower())
+            seen.add(source.header)

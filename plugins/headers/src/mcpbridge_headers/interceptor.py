@@ -13,7 +13,7 @@ from langchain_core.tools import ToolException
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge_headers.settings import HeaderProvider
-from mcpbridge_headers.sources import Source, checked_value, redact
+from mcpbridge_headers.sources import Source, checked_value, redact, valid_name
 
 logger = logging.getLogger("mcpbridge_headers")
 
@@ -35,6 +35,8 @@ class ServerHeaders:
     provider: HeaderProvider | None = None
 
     async def resolve(self, request: ToolCallRequest) -> dict[str, str]:
+        """This call's headers, keyed by lower-case name: names ignore case, so a provider's
+        `X-Tenant` replaces a configured `x-tenant` instead of both being sent."""
         headers: dict[str, str] = {}
         for source in self.sources:
             value = source.read(request.runtime)
@@ -44,17 +46,29 @@ class ServerHeaders:
                 raise MissingHeaderValue(self._missing(source, request))
             headers[source.header] = self._checked(value, f"from {source.spec}")
         if self.provider is not None:
-            provided = self.provider(request)
-            if inspect.isawaitable(provided):
-                provided = await provided
-            if provided is not None and not isinstance(provided, Mapping):
+            headers.update(await self._provided(self.provider, request))
+        return headers
+
+    async def _provided(self, provider: HeaderProvider, request: ToolCallRequest) -> dict[str, str]:
+        provided = provider(request)
+        if inspect.isawaitable(provided):
+            provided = await provided
+        if provided is None:
+            return {}
+        if not isinstance(provided, Mapping):
+            raise InvalidHeaderValue(
+                f"the header provider for server {self.server!r} returned a {type(provided).__name__}; "
+                "it must return a dict of header name to value (or None)"
+            )
+        headers: dict[str, str] = {}
+        for name, value in provided.items():
+            if not isinstance(name, str) or not valid_name(name):
                 raise InvalidHeaderValue(
-                    f"the header provider for server {self.server!r} returned a {type(provided).__name__}; "
-                    "it must return a dict of header name to value (or None)"
+                    f"the header provider for server {self.server!r} returned the header name {name!r}, which is "
+                    "not a valid HTTP header name (use letters, digits and '-'); the server was not called"
                 )
-            for name, value in (provided or {}).items():
-                if value is not None:
-                    headers[name] = self._checked(value, "from the header provider", name)
+            if value is not None:
+                headers[name.lower()] = self._checked(value, "from the header provider", name)
         return headers
 
     def _checked(self, value: Any, origin: str, name: str | None = None) -> str:
@@ -89,9 +103,13 @@ class HeadersInterceptor:
         if plan is None:
             return await handler(request)
         headers = await plan.resolve(request)
+        outer = request.headers or {}
+        if outer:
+            # Headers an outer interceptor set explicitly win over configured ones, whatever their case.
+            taken = {name.lower() for name in outer}
+            headers = {name: value for name, value in headers.items() if name not in taken}
         if not headers:
             return await handler(request)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("mcpbridge-headers: %s/%s sends %s", request.server_name, request.name, redact(headers))
-        # Headers an outer interceptor set explicitly win over configured ones.
-        return await handler(request.override(headers={**headers, **(request.headers or {})}))
+        return await handler(request.override(headers={**headers, **outer}))

@@ -26,6 +26,7 @@ class Source:
     """One configured header: its name, where its value comes from, and what to do when absent."""
 
     header: str
+    """Lower-case: header names ignore case."""
     spec: str
     origin: Origin
     path: tuple[str, ...] = ()
@@ -50,8 +51,9 @@ def parse_source(server: str, header: str, spec: str, *, skip_missing: bool) -> 
     """`context.<key>`, `state.<key>`, `config.<path>` (e.g. `config.configurable.tenant`),
     `env:NAME` (read now), `literal:<text>`, or any other text sent as it is."""
     where = f"[plugins.headers.servers.{server}] header {header!r}"
-    if not _TOKEN.match(header):
+    if not valid_name(header):
         raise ConfigError(f"{where}: not a valid HTTP header name (use letters, digits and '-')")
+    header = header.lower()
     for prefix, origin in _PREFIXES:
         if spec.startswith(prefix):
             path = tuple(spec[len(prefix) :].split("."))
@@ -74,6 +76,11 @@ def _fixed(value: str, where: str) -> str:
         return checked_value(value, where)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def valid_name(header: str) -> bool:
+    """Whether `header` is a valid HTTP field name (httpx would send an invalid one as it is)."""
+    return bool(_TOKEN.match(header))
 
 
 def checked_value(value: Any, where: str) -> str:

@@ -38,14 +38,19 @@ def server_attributes(config: ServerConfig) -> dict[str, AttributeValue]:
     return {}
 
 
-def request_attributes(request: ToolCallRequest) -> dict[str, AttributeValue]:
-    """The attributes every execute_tool span carries."""
-    attributes: dict[str, AttributeValue] = {
+def call_attributes(request: ToolCallRequest) -> dict[str, AttributeValue]:
+    """What names the call on both the span and the metrics (low cardinality)."""
+    return {
         semconv.GEN_AI_OPERATION_NAME: semconv.EXECUTE_TOOL,
         semconv.GEN_AI_TOOL_NAME: request.name,
         semconv.MCP_METHOD_NAME: semconv.TOOLS_CALL,
         semconv.MCPBRIDGE_SERVER_NAME: request.server_name,
     }
+
+
+def request_attributes(request: ToolCallRequest) -> dict[str, AttributeValue]:
+    """The attributes every execute_tool span carries."""
+    attributes = call_attributes(request)
     call_id = getattr(request.runtime, "tool_call_id", None)
     if isinstance(call_id, str):
         attributes[semconv.GEN_AI_TOOL_CALL_ID] = call_id

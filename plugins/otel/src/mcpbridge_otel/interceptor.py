@@ -20,6 +20,7 @@ from opentelemetry.util.types import AttributeValue
 from mcpbridge import ServerConfig, ToolCallHandler, ToolCallRequest
 from mcpbridge_otel import semconv
 from mcpbridge_otel.attributes import (
+    call_attributes,
     clip,
     event_attributes,
     request_attributes,
@@ -117,12 +118,7 @@ class OtelInterceptor:
     def _measure(self, request: ToolCallRequest, started: float, error_type: str | None) -> None:
         if not self.settings.metrics:
             return
-        attributes: dict[str, AttributeValue] = {
-            semconv.GEN_AI_OPERATION_NAME: semconv.EXECUTE_TOOL,
-            semconv.GEN_AI_TOOL_NAME: request.name,
-            semconv.MCP_METHOD_NAME: semconv.TOOLS_CALL,
-            semconv.MCPBRIDGE_SERVER_NAME: request.server_name,
-        }
+        attributes = call_attributes(request)
         if error_type is not None:
             attributes[semconv.ERROR_TYPE] = error_type
             self._errors.add(1, attributes)

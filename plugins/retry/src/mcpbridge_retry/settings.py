@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic.fields import FieldInfo
 
 
 class Overrides(BaseModel):
@@ -44,6 +43,10 @@ class RetrySettings(ServerOverrides):
     servers: dict[str, ServerOverrides] = Field(default_factory=dict)
 
 
+_KEYS = set(Overrides.model_fields)
+"""The keys every level may set (not `tools` / `servers`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Policy:
     """The settings in force for one (server, MCP tool name)."""
@@ -67,11 +70,6 @@ def resolve(settings: RetrySettings, server: str, tool: str) -> Policy:
         levels += [server_level, *([server_level.tools[tool]] if tool in server_level.tools else [])]
     merged: dict[str, Any] = {}
     for level in levels:
-        merged.update({key: value for key, value in _own_keys(level).items() if value is not None})
+        merged.update(level.model_dump(include=_KEYS, exclude_none=True))
     merged["error_patterns"] = tuple(re.compile(p) for p in merged.get("error_patterns", ()))
     return Policy(**merged)
-
-
-def _own_keys(level: Overrides) -> dict[str, Any]:
-    fields: dict[str, FieldInfo] = Overrides.model_fields
-    return {name: getattr(level, name) for name in fields}
