@@ -143,3 +143,32 @@ async def test_compose_without_interceptors_is_the_terminal() -> None:
         return "t"
 
     assert compose([], terminal) is terminal
+
+
+async def test_interceptors_with_aclose_are_closed_with_the_bridge() -> None:
+    class Holder:
+        closed = 0
+
+        async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+            return await handler(request)
+
+        async def aclose(self) -> None:
+            self.closed += 1
+
+    holder = Holder()
+    async with MCPBridge({"basic": basic.build()}, plugins=[], interceptors=[holder]) as bridge:
+        await {t.name: t for t in await bridge.list_tools()}["echo"].ainvoke({"text": "x"})
+        assert holder.closed == 0
+    assert holder.closed == 1
+
+
+def test_runtime_value_walks_mappings_and_attributes() -> None:
+    from mcpbridge import runtime_value
+    from mcpbridge.testing import make_runtime
+
+    runtime = make_runtime({"user": {"id": "u1"}}, state={"n": 0}, config={"configurable": {"tenant": "t"}})
+    assert runtime_value(runtime, ("context", "user", "id")) == "u1"
+    assert runtime_value(runtime, ("state", "n")) == 0
+    assert runtime_value(runtime, ("config", "configurable", "tenant")) == "t"
+    assert runtime_value(runtime, ("context", "missing")) is None
+    assert runtime_value(None, ("context", "user")) is None

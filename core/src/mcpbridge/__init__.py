@@ -23,7 +23,14 @@ if TYPE_CHECKING:
     )
     from mcpbridge.hookspecs import hookimpl
     from mcpbridge.interrupts import CannotPauseError, pause
-    from mcpbridge.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, ToolCallResult, compose
+    from mcpbridge.pipeline import (
+        ToolCallHandler,
+        ToolCallInterceptor,
+        ToolCallRequest,
+        ToolCallResult,
+        compose,
+        runtime_value,
+    )
     from mcpbridge.plugins import PluginConfig
     from mcpbridge.tools import MCPTool
 
@@ -47,6 +54,7 @@ _HOMES = {
     "ToolCallRequest": "pipeline",
     "ToolCallResult": "pipeline",
     "compose": "pipeline",
+    "runtime_value": "pipeline",
     "PluginConfig": "plugins",
     "MCPTool": "tools",
 }
@@ -73,6 +81,7 @@ __all__ = [
     "hookimpl",
     "load_settings",
     "pause",
+    "runtime_value",
 ]
 
 

@@ -116,7 +116,13 @@ class MCPBridge:
             self._home = None
 
     async def _close_all(self) -> None:
+        """Close the sessions, then let interceptors with an `aclose()` release what they hold
+        (a Redis client, an exporter); they may be used again if the bridge is reopened."""
         await asyncio.gather(*(c.aclose() for c in self.connections.values()))
+        for interceptor in self.interceptors:
+            close = getattr(interceptor, "aclose", None)
+            if close is not None:
+                await close()
 
     # -- tools ---------------------------------------------------------------------
 

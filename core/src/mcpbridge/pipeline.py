@@ -25,7 +25,7 @@ ToolCallResult: TypeAlias = "CallToolResult | InputRequiredResult | ToolMessage 
 """What a handler returns: the server's result, a request for user input (answered by the
 elicitation plugin), or a message / command an interceptor produced on its own."""
 
-_READ_ONLY = frozenset({"server_name", "tool", "runtime", "tool_call_id"})
+_READ_ONLY = frozenset({"server_name", "tool", "runtime", "display_name", "tool_call_id"})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -46,6 +46,9 @@ class ToolCallRequest:
     timeout: float | None = None
     input_responses: dict[str, Any] | None = None
     request_state: str | None = None
+    display_name: str | None = None
+    """The name the model saw (`{server}_{name}` with `tool_name_prefix`); for messages to
+    people, never for policies."""
     tool_call_id: str | None = None
     """The id of the model's tool call (also when the tool is invoked with a ToolCall outside
     an agent); None for a call with plain arguments."""
@@ -73,6 +76,21 @@ class ToolCallRequest:
                 "or `request_state` instead"
             )
         return dataclasses.replace(self, **changes)
+
+
+_MISSING = object()
+
+
+def runtime_value(runtime: Any, path: Sequence[str]) -> Any:
+    """The value at `path` in a LangGraph ToolRuntime — e.g. `("context", "user_id")`,
+    `("state", "messages")`, `("config", "configurable", "tenant")` — through mappings and
+    attributes alike; None when the runtime or any step is missing."""
+    value: Any = runtime
+    for key in path:
+        value = value.get(key, _MISSING) if isinstance(value, Mapping) else getattr(value, key, _MISSING)
+        if value is _MISSING or value is None:
+            return None
+    return value
 
 
 ToolCallHandler: TypeAlias = Callable[[ToolCallRequest], Coroutine[Any, Any, Any]]

@@ -154,6 +154,7 @@ class MCPTool(BaseTool):
             server_name=binding.server,
             runtime=runtime,
             tool=binding.mcp_tool,
+            display_name=self.name,
             tool_call_id=tool_call_id,
         )
         try:

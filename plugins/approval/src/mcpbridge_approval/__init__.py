@@ -37,4 +37,4 @@ def mcpbridge_configure(config: PluginConfig) -> None:
 @hookimpl
 def mcpbridge_interceptors(config: PluginConfig) -> list[ToolCallInterceptor]:
     settings = config.parse(NAME, Settings)
-    return [ApprovalInterceptor(settings, tool_name_prefix=config.settings.tool_name_prefix)]
+    return [ApprovalInterceptor(settings)]

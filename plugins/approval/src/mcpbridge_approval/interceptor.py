@@ -19,14 +19,13 @@ ARTIFACT_TYPE = "mcpbridge_approval"
 class ApprovalInterceptor:
     """Asks a person before a gated call reaches the server; never calls it unapproved."""
 
-    def __init__(self, settings: Settings, *, tool_name_prefix: bool) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.tool_name_prefix = tool_name_prefix
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         if not needs_approval(self.settings, request):
             return await handler(request)
-        display = f"{request.server_name}_{request.name}" if self.tool_name_prefix else request.name
+        display = request.display_name or request.name
         tool = request.tool
         input_schema = dict(tool.input_schema) if tool is not None else {"type": "object"}
         allowed = list(self.settings.allowed_decisions)

@@ -27,6 +27,10 @@ class CacheInterceptor:
         self.store = store
         self._flights: dict[CacheKey, asyncio.Future[str | bytes | None]] = {}
 
+    async def aclose(self) -> None:
+        """Called when the bridge closes: release the store's connections."""
+        await self.store.aclose()
+
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         ttl = self.policy.ttl(request)
         if ttl is None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from mcpbridge import ServerConfig, ToolCallRequest
+from mcpbridge import ServerConfig, ToolCallRequest, runtime_value
 
 VERSION = "v1"
 
@@ -84,11 +84,7 @@ def _read(request: ToolCallRequest, path: list[str], source: str) -> Any:
         wanted = rest[0].lower()
         found = next((v for k, v in (request.headers or {}).items() if k.lower() == wanted), None)
     else:
-        found = getattr(request.runtime, root, None) if request.runtime is not None else None
-        for part in rest:
-            if found is None:
-                break
-            found = found.get(part) if isinstance(found, Mapping) else getattr(found, part, None)
+        found = runtime_value(request.runtime, path)
     if found is None:
         raise MissingIdentity(source)
     return found if isinstance(found, str | int | float | bool) else str(found)

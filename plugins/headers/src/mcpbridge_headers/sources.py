@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from mcpbridge import ConfigError
+from mcpbridge import ConfigError, runtime_value
 
 Origin = Literal["context", "state", "config", "fixed"]
 
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 """RFC 9110 field-name characters."""
 _PREFIXES: tuple[tuple[str, Origin], ...] = (("context.", "context"), ("state.", "state"), ("config.", "config"))
-_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,14 +36,7 @@ class Source:
         """The raw value for this call, or None when it is absent."""
         if self.origin == "fixed":
             return self.fixed
-        if runtime is None:
-            return None
-        value: Any = getattr(runtime, self.origin, None)
-        for key in self.path:
-            value = value.get(key, _MISSING) if isinstance(value, Mapping) else getattr(value, key, _MISSING)
-            if value is _MISSING:
-                return None
-        return value
+        return runtime_value(runtime, (self.origin, *self.path))
 
 
 def parse_source(server: str, header: str, spec: str, *, skip_missing: bool) -> Source:
