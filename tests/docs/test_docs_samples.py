@@ -3,6 +3,8 @@
 - ```python blocks are executed, one fresh namespace per page, in page order (a block may use
   what an earlier block of its page defined); top-level `await` runs on the page's own event
   loop, in a temporary working directory shared by the page's blocks.
+- A ```python block whose first line is `# file: <path>` is written to that path in the page's
+  working directory (on sys.path) instead of being run, so later blocks and configs import it.
 - ```python signature blocks (docs/hooks.md) are not code: tests/core/test_hooks_doc.py checks them.
 - ```toml blocks are validated: a whole mcpbridge config (or a `[plugins.<name>]` fragment, given
   stand-in servers for the names it mentions) must pass `build_settings` and each named plugin's
@@ -16,7 +18,8 @@
 - `<!-- docs-test: skip (reason) -->` on the line before a fence skips that block, visibly.
 - `<!-- docs-test: own-process (reason) -->` on the line before a fence runs that block alone,
   as a script in a new interpreter (for scripts that set process-wide state, such as the
-  global OpenTelemetry providers, which can be set only once per process).
+  global OpenTelemetry providers, which can be set only once per process), with
+  OTEL_EXPORTER_OTLP_ENDPOINT pointing at a local sink.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import http.server
 import importlib
 import inspect
 import os
@@ -31,6 +35,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import tomllib
 import types
 from collections.abc import Iterator, Mapping
@@ -45,6 +50,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "plugins").glob("*.md"))]
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip\s*\((.+)\)\s*-->")
+FILE_HEADER = re.compile(r"# file: (\S+)\n")
+"""A python block starting `# file: myapp/answers.py` is written there (in the page's working
+directory, which is on sys.path) instead of being run: later blocks and config can import it."""
 ALONE = re.compile(r"<!--\s*docs-test:\s*own-process\s*\((.+)\)\s*-->")
 SETTINGS_KEYS = {"servers", "tool_name_prefix", "timeout", "on_server_error", "handle_transport_errors", "plugins"}
 PLUGINS_KEYS = {"autoload", "enabled", "disabled", "order", "strict"}
@@ -185,6 +193,11 @@ class Page:
         with self.inside():
             if block.lang == "toml":
                 run_toml(block)
+            elif written := FILE_HEADER.match(block.code):
+                target = Path(written.group(1))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(block.code, encoding="utf-8")
+                importlib.invalidate_caches()
             else:
                 before = dict(self.namespace)
                 code = compile(block.code, block.id, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
@@ -211,9 +224,11 @@ class Page:
     def inside(self) -> Iterator[None]:
         before = os.getcwd()
         os.chdir(self.workdir.name)
+        sys.path.insert(0, self.workdir.name)
         try:
             yield
         finally:
+            sys.path.remove(self.workdir.name)
             os.chdir(before)
 
     def close(self) -> None:
@@ -224,15 +239,38 @@ class Page:
         self.workdir.cleanup()
 
 
+class _Sink(http.server.BaseHTTPRequestHandler):
+    """Accepts anything POSTed (an OTLP collector that keeps nothing)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 def run_alone(block: Block) -> None:
-    """Run a self-contained script block in a new interpreter, in a temporary directory."""
+    """Run a self-contained script block in a new interpreter, in a temporary directory, with
+    OTLP exporters pointed at a local sink."""
+    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
     with tempfile.TemporaryDirectory() as workdir:
         script = Path(workdir) / "sample.py"
         script.write_text(block.code, encoding="utf-8")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(src) for src in EXAMPLES)}
-        child = subprocess.run(
-            [sys.executable, str(script)], cwd=workdir, env=env, capture_output=True, text=True, timeout=300
-        )
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(str(src) for src in EXAMPLES),
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{sink.server_address[1]}",
+        }
+        try:
+            child = subprocess.run(
+                [sys.executable, str(script)], cwd=workdir, env=env, capture_output=True, text=True, timeout=300
+            )
+        finally:
+            sink.shutdown()
+            sink.server_close()
     if child.returncode != 0:
         pytest.fail(f"{block.id} failed in its own process:\n{child.stdout}\n{child.stderr}", pytrace=False)
 
