@@ -93,11 +93,11 @@ async def test_error_results_and_input_requests_are_never_cached(
 
 
 async def test_entries_expire_after_their_ttl(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
-    async with cached_bridge(ttl=60, tools=[{"server": "s", "tool": "lookup", "ttl": 0.2}]) as bridge:
+    async with cached_bridge(ttl=60, tools=[{"server": "s", "tool": "lookup", "ttl": 0.6}]) as bridge:
         await call(bridge, "lookup", {"q": "x"})
         await call(bridge, "lookup", {"q": "x"})
         assert calls["lookup"] == 1
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.8)
         expired = await call(bridge, "lookup", {"q": "x"})
     assert calls["lookup"] == 2
     assert cache_entries(expired)[0]["hit"] is False

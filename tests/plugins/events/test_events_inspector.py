@@ -24,8 +24,9 @@ from mcpbridge import MCPBridge
 from .events_support import USER, agent, ask, build_server
 
 
-def read_events(url: str, until: int, into: list[tuple[str, Any]]) -> None:
-    """Collect SSE events from `url` until `until` calls have settled (run in a thread)."""
+def read_events(url: str, until: int, into: list[tuple[str, Any]], connected: threading.Event | None = None) -> None:
+    """Collect SSE events from `url` until `until` calls have settled (run in a thread);
+    `connected` is set once the page's greeting arrived."""
     parts = urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
     connection.request("GET", "/events")
@@ -39,6 +40,8 @@ def read_events(url: str, until: int, into: list[tuple[str, Any]]) -> None:
         elif line.startswith("data: "):
             data = json.loads(line[6:])
             into.append((kind, data))
+            if connected is not None:
+                connected.set()
             if kind == "call" and data["status"] != "running":
                 settled.add(data["callId"])
     connection.close()
@@ -57,9 +60,11 @@ def request(url: str, method: str = "GET", headers: dict[str, str] | None = None
 async def test_the_event_stream_shows_each_call_running_then_settled() -> None:
     events: list[tuple[str, Any]] = []
     with serve(port=0) as inspector:
-        reader = threading.Thread(target=read_events, args=(inspector.url, 3, events), daemon=True)
+        connected = threading.Event()
+        reader = threading.Thread(target=read_events, args=(inspector.url, 3, events, connected), daemon=True)
         reader.start()
-        await asyncio.sleep(0.2)  # let the page connect before the run, as a watching user would
+        # the page is connected before the run starts, as a watching user would be
+        assert await asyncio.to_thread(connected.wait, 10)
         async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events]) as bridge:
             graph = agent(
                 await bridge.list_tools(),
