@@ -22,6 +22,7 @@ from langgraph.prebuilt import ToolRuntime
 from mcp.types import CallToolResult, InputRequiredResult, Tool
 from pydantic import PrivateAttr
 
+from mcpbridge.callbacks import nobody_listens
 from mcpbridge.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolTimeoutError
 from mcpbridge.pipeline import ToolCallHandler, ToolCallRequest
 from mcpbridge.results import result_text, to_artifact, to_content_blocks
@@ -99,19 +100,21 @@ class MCPTool(BaseTool):
     ) -> Any:
         arguments = _as_arguments(tool_input, self.name)
         runtime = arguments.pop("runtime", None)
-        manager = AsyncCallbackManager.configure(
-            callbacks, self.callbacks, self.verbose or bool(verbose), tags, self.tags
+        verbose = self.verbose or bool(verbose)
+        manager = (
+            None
+            if nobody_listens(callbacks, self.callbacks, verbose)
+            else (AsyncCallbackManager.configure(callbacks, self.callbacks, verbose, tags, self.tags))
         )
-        if not manager.handlers:
-            # Nobody listens (no callbacks, no tracer): skip the run bookkeeping, but keep the
-            # config visible to the chain so LangGraph's `interrupt()` works inside interceptors.
+        if manager is None or not manager.handlers:
+            # No callbacks, no tracer: skip the run bookkeeping, but keep the config visible
+            # to the chain so LangGraph's `interrupt()` works inside interceptors.
             token = var_child_runnable_config.set(config)
             try:
                 return await self._call(arguments, runtime, tool_call_id)
             finally:
                 var_child_runnable_config.reset(token)
-        # Metadata is only read by handlers, so it is merged once we know there are some
-        # (merging it is most of what configuring costs when nobody listens).
+        # Metadata is only read by handlers, so it is merged once we know there are some.
         manager.add_metadata(metadata or {})
         manager.add_metadata(self.metadata or {}, inherit=False)
         run_manager = await manager.on_tool_start(
