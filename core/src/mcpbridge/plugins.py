@@ -92,26 +92,19 @@ class PluginInfo:
 class PluginHost:
     """The bridge's plugins, loaded and ordered, with one method per hook."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        explicit: Sequence[object | str] | None = None,
-        *,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, explicit: Sequence[object | str] | None = None) -> None:
         self.settings = settings
         self.config = PluginConfig(settings)
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
-        env = os.environ if environ is None else environ
         available = {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
         given = [item if isinstance(item, str) else _object_name(item) for item in explicit or ()]
         self._check_names(available, given)
         if explicit is not None:
             self._load_explicit(explicit, available)
         else:
-            self._load_selected(available, env)
+            self._load_selected(available, os.environ)
         try:
             self.manager.check_pending()
         except pluggy.PluginValidationError as exc:
