@@ -3,14 +3,17 @@ list-changed notifications, and both protocol modes."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
 import mcp.types as types
 import pytest
 from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import Context
 
 from mcpbridge import MCPBridge, MCPToolError, ServerConnectionError
+from tests.conftest import serve_http
 from tests.servers import basic
 
 SCHEMA = {"type": "object", "properties": {}}
@@ -101,3 +104,36 @@ async def test_a_server_that_never_answers_hits_connect_timeout() -> None:
             await bridge.list_tools()
         assert raised.value.sent is False
         assert not bridge.connections["silent"].connected
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "http"])
+async def test_modern_servers_announce_tool_changes(transport: str) -> None:
+    server = basic.build()
+
+    @server.tool()
+    async def grow(ctx: Context) -> str:
+        @server.tool()
+        def grown() -> str:
+            return "new"
+
+        await ctx.notify_tools_changed()
+        return "grew"
+
+    if transport == "http":
+        base, http_server, thread = serve_http(server.streamable_http_app())
+        config: dict[str, Any] = {"url": f"{base}/mcp", "mode": "modern"}
+    else:
+        config = {"server": server}
+    try:
+        async with MCPBridge({"s": config}, plugins=[]) as bridge:
+            tools = {t.name: t for t in await bridge.list_tools()}
+            await tools["grow"].ainvoke({})
+            for _ in range(100):
+                if bridge.connections["s"].tools_stale:
+                    break
+                await asyncio.sleep(0.01)
+            assert "grown" in {t.name for t in await bridge.list_tools()}
+    finally:
+        if transport == "http":
+            http_server.should_exit = True
+            thread.join(timeout=5)

@@ -34,6 +34,7 @@ from mcp.types import (
     Tool,
     ToolListChangedNotification,
 )
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpbridge.config import ServerConfig
 from mcpbridge.errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
@@ -221,7 +222,13 @@ class Connection:
                 self._tools = await _list_all(client.session)
                 self.tools_stale = False
                 ready.set_result(client.session)
-                await stop.wait()
+                watcher = asyncio.create_task(self._watch_tools(client)) if _modern(client) else None
+                try:
+                    await stop.wait()
+                finally:
+                    if watcher is not None:
+                        watcher.cancel()
+                        await asyncio.gather(watcher, return_exceptions=True)
         except asyncio.CancelledError:
             if not ready.done():
                 ready.set_exception(ServerConnectionError(self.name, "connecting was cancelled", sent=False))
@@ -231,6 +238,16 @@ class Connection:
                 ready.set_exception(ServerConnectionError(self.name, exc, sent=False))
             else:
                 logger.debug("mcpbridge: closing server %r: %s", self.name, describe(exc))
+
+    async def _watch_tools(self, client: Client) -> None:
+        """Modern servers announce tool changes on a `subscriptions/listen` stream (legacy
+        ones send a notification, see `_on_message`); the next `list_tools()` re-lists."""
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _ in subscription:
+                    self.tools_stale = True
+        except Exception as exc:  # a server without subscriptions: tools are re-listed on request only
+            logger.debug("mcpbridge: server %r does not announce tool changes: %s", self.name, describe(exc))
 
     async def _target(self, stack: AsyncExitStack) -> Any:
         config = self.config
@@ -252,6 +269,10 @@ class Connection:
             logger.debug("mcpbridge: server %r transport error: %s", self.name, describe(message))
         if self._message_handler is not None:
             await self._message_handler(message)
+
+
+def _modern(client: Client) -> bool:
+    return client.session.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
 async def _end(owner: asyncio.Task[None]) -> None:
