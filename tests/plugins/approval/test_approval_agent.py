@@ -240,3 +240,16 @@ async def test_found_through_its_entry_point() -> None:
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
         assert result["__interrupt__"][0].value["type"] == "mcp_approval"
     assert ran("delete_file") == []
+
+
+def test_sync_agent_pauses_and_resumes_through_the_bridge_thread() -> None:
+    """A sync agent with a sync bridge: the interrupt crosses the bridge's loop thread and back."""
+    with MCPBridge({"files": approval_servers.build()}, plugins=[mcpbridge_approval]) as bridge:
+        run = agent(bridge.list_tools_sync(), ("delete_file", {"path": "/tmp/x"}))
+        paused = run.invoke({"messages": [("user", "go")]}, CONFIG)
+        [pending] = paused["__interrupt__"]
+        assert pending.value["tool"] == "delete_file"
+        assert ran("delete_file") == []
+        done = run.invoke(Command(resume=create_approval_resume([pending], APPROVE)), CONFIG)
+    assert ran("delete_file") == [{"path": "/tmp/x"}]
+    assert tool_messages(done)[-1].status == "success"
