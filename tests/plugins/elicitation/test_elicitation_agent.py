@@ -282,3 +282,15 @@ def test_opt_out_of_an_unknown_server_is_a_config_error() -> None:
             plugins=[mcpbridge_elicitation],
             plugin_settings={"elicitation": {"servers": {"shopp": {"elicitation": False}}}},
         )
+
+
+def test_sync_agent_asks_and_resumes_through_the_bridge_thread() -> None:
+    """A sync agent with a sync bridge: the question crosses the bridge's loop thread and back."""
+    with MCPBridge({"shop": elicit_servers.build()}, plugins=[mcpbridge_elicitation]) as bridge:
+        run = agent(bridge.list_tools_sync(), ("book", {"room": "red"}))
+        [pending] = run.invoke({"messages": [("user", "go")]}, CONFIG)["__interrupt__"]
+        assert effects("booked") == []
+        answer = {DATE_KEY: {"action": "accept", "content": {"date": "2031-06-02"}}}
+        result = run.invoke(Command(resume=create_elicitation_resume(pending, answer)), CONFIG)
+    assert texts(result) == ["booked red on 2031-06-02"]
+    assert effects("booked") == ["red@2031-06-02"]
