@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sys
 import threading
@@ -44,13 +45,23 @@ def serve_http(app: Any, port: int | None = None) -> tuple[str, uvicorn.Server, 
     return f"http://127.0.0.1:{port}", server, thread
 
 
+@contextlib.contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """`with serving(mcp_server.streamable_http_app()) as url:` — the MCP endpoint's URL while
+    the block runs; the server stops after it."""
+    base, server, thread = serve_http(app)
+    try:
+        yield f"{base}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=5)
+
+
 @pytest.fixture(scope="session")
 def http_url() -> Iterator[str]:
     """The sample server over streamable HTTP (one per test session)."""
-    base, server, thread = serve_http(basic.build().streamable_http_app())
-    yield f"{base}/mcp"
-    server.should_exit = True
-    thread.join(timeout=5)
+    with serving(basic.build().streamable_http_app()) as url:
+        yield url
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ list-changed notifications, and both protocol modes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from typing import Any
 
@@ -13,7 +14,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context
 
 from mcpbridge import MCPBridge, MCPToolError, ServerConnectionError
-from tests.conftest import serve_http
+from tests.conftest import serving
 from tests.servers import basic
 
 SCHEMA = {"type": "object", "properties": {}}
@@ -119,12 +120,14 @@ async def test_modern_servers_announce_tool_changes(transport: str) -> None:
         await ctx.notify_tools_changed()
         return "grew"
 
-    if transport == "http":
-        base, http_server, thread = serve_http(server.streamable_http_app())
-        config: dict[str, Any] = {"url": f"{base}/mcp", "mode": "modern"}
-    else:
-        config = {"server": server}
-    try:
+    with contextlib.ExitStack() as stack:
+        if transport == "http":
+            config: dict[str, Any] = {
+                "url": stack.enter_context(serving(server.streamable_http_app())),
+                "mode": "modern",
+            }
+        else:
+            config = {"server": server}
         async with MCPBridge({"s": config}, plugins=[]) as bridge:
             tools = {t.name: t for t in await bridge.list_tools()}
             await tools["grow"].ainvoke({})
@@ -133,7 +136,3 @@ async def test_modern_servers_announce_tool_changes(transport: str) -> None:
                     break
                 await asyncio.sleep(0.01)
             assert "grown" in {t.name for t in await bridge.list_tools()}
-    finally:
-        if transport == "http":
-            http_server.should_exit = True
-            thread.join(timeout=5)

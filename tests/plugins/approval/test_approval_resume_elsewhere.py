@@ -15,7 +15,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from mcpbridge import MCPBridge
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from tests.conftest import ROOT, serve_http
+from tests.conftest import ROOT, serving
 
 from . import approval_servers
 from .approval_servers import ran
@@ -25,10 +25,8 @@ WORKER = Path(__file__).with_name("resume_worker.py")
 
 @pytest.fixture
 def files_url() -> Iterator[str]:
-    base, server, thread = serve_http(approval_servers.build().streamable_http_app())
-    yield f"{base}/mcp"
-    server.should_exit = True
-    thread.join(timeout=5)
+    with serving(approval_servers.build().streamable_http_app()) as url:
+        yield url
 
 
 async def test_resume_in_another_process(files_url: str, tmp_path: Path) -> None:

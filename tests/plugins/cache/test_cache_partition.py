@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from mcpbridge import MCPBridge, ToolCallRequest
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge.testing import make_runtime, make_tool_call
-from tests.conftest import serve_http
+from tests.conftest import serving
 
 from .conftest import BridgeMaker, cache_entries, counting_server, user_header
 
@@ -27,10 +27,8 @@ USERS = 200
 @pytest.fixture
 def http_server(calls: Counter[str]) -> Iterator[dict[str, Any]]:
     """The counting server over streamable HTTP, where `whoami` reads the caller's header."""
-    base, server, thread = serve_http(counting_server(calls).streamable_http_app())
-    yield {"url": f"{base}/mcp"}
-    server.should_exit = True
-    thread.join(timeout=5)
+    with serving(counting_server(calls).streamable_http_app()) as url:
+        yield {"url": url}
 
 
 async def whoami_as_everyone(bridge: MCPBridge) -> list[tuple[str, str, bool]]:

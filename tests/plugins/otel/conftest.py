@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from tests.conftest import serve_http
+from tests.conftest import serving
 from tests.servers import basic
 
 
@@ -87,7 +87,5 @@ def build_server() -> MCPServer:
 
 @pytest.fixture(scope="module")
 def otel_http_url() -> Iterator[str]:
-    base, server, thread = serve_http(build_server().streamable_http_app())
-    yield f"{base}/mcp"
-    server.should_exit = True
-    thread.join(timeout=5)
+    with serving(build_server().streamable_http_app()) as url:
+        yield url
