@@ -19,20 +19,28 @@ import mcpbridge_events
 import pytest
 from mcpbridge_events.inspector import Inspector, serve
 
-from mcpbridge import MCPBridge
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 
 from .events_support import USER, agent, ask, build_server
 
 
-def read_events(url: str, until: int, into: list[tuple[str, Any]], connected: threading.Event | None = None) -> None:
+def read_events(
+    url: str,
+    until: int,
+    into: list[tuple[str, Any]],
+    connected: threading.Event | None = None,
+    all_running: threading.Event | None = None,
+) -> None:
     """Collect SSE events from `url` until `until` calls have settled (run in a thread);
-    `connected` is set once the page's greeting arrived."""
+    `connected` is set once the page's greeting arrived, `all_running` once `until` calls
+    were shown running."""
     parts = urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
     connection.request("GET", "/events")
     response = connection.getresponse()
     kind = None
     settled: set[str] = set()
+    running: set[str] = set()
     while len(settled) < until:
         line = response.readline().decode().rstrip("\n")
         if line.startswith("event: "):
@@ -44,6 +52,10 @@ def read_events(url: str, until: int, into: list[tuple[str, Any]], connected: th
                 connected.set()
             if kind == "call" and data["status"] != "running":
                 settled.add(data["callId"])
+            elif kind == "call":
+                running.add(data["callId"])
+                if all_running is not None and len(running) >= until:
+                    all_running.set()
     connection.close()
 
 
@@ -60,12 +72,24 @@ def request(url: str, method: str = "GET", headers: dict[str, str] | None = None
 async def test_the_event_stream_shows_each_call_running_then_settled() -> None:
     events: list[tuple[str, Any]] = []
     with serve(port=0) as inspector:
-        connected = threading.Event()
-        reader = threading.Thread(target=read_events, args=(inspector.url, 3, events, connected), daemon=True)
+        connected, all_running = threading.Event(), threading.Event()
+        reader = threading.Thread(
+            target=read_events, args=(inspector.url, 3, events, connected, all_running), daemon=True
+        )
         reader.start()
         # the page is connected before the run starts, as a watching user would be
         assert await asyncio.to_thread(connected.wait, 10)
-        async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events]) as bridge:
+
+        async def until_shown_running(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+            # The page shows a call's latest state: keep the answers back until it has drawn
+            # every call running, as it does when tools take a moment.
+            result = await handler(request)
+            await asyncio.to_thread(all_running.wait, 10)
+            return result
+
+        async with MCPBridge(
+            {"weather": build_server()}, plugins=[mcpbridge_events], interceptors=[until_shown_running]
+        ) as bridge:
             graph = agent(
                 await bridge.list_tools(),
                 ask(("get_forecast", {"city": "Oslo"}), ("add", {"a": 2, "b": 3}), ("divide", {"a": 1, "b": 0})),
