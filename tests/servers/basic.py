@@ -98,6 +98,18 @@ def build() -> MCPServer:
         return InputRequiredResult(request_state="s1", input_requests={"ok": ElicitRequest(params=params)})
 
     @server.tool()
+    async def count(n: int, ctx: Context) -> str:
+        """Report progress n times, then answer."""
+        for step in range(1, n + 1):
+            await ctx.report_progress(step, n)
+        return "counted"
+
+    @server.tool()
+    def big(size: int) -> str:
+        """A text of `size` bytes."""
+        return "x" * size
+
+    @server.tool()
     def pid() -> int:
         """The server's process id."""
         return os.getpid()

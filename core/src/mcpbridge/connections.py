@@ -1,31 +1,33 @@
 """One persistent MCP session per server: opened lazily, shared by concurrent calls,
-owned by one long-lived task, reopened after the server dies, closed without leftovers.
+owned by one long-lived task, reopened when the server dies or forgets the session, closed
+without leftovers.
 
 The mcp `Client` must be entered and exited in the same task, so each connection runs an
 *owner* task that opens the client, lists the tools once, and waits until it is told to
-close. Calls from any task of the same event loop go through the shared session; the SDK
-multiplexes them.
+close or its transport ends. Calls from any task of the same event loop go through the
+shared session; the SDK multiplexes them.
+
+An error the server sends is that server's answer to that one call; only a transport
+that really ended is a connection error, and only a wait that really expired is a timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import anyio
 import httpx2
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import (
     CONNECTION_CLOSED,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
-    REQUEST_TIMEOUT,
     CallToolResult,
     InputRequiredResult,
     PaginatedRequestParams,
@@ -35,18 +37,16 @@ from mcp.types import (
     ToolListChangedNotification,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from mcpbridge.config import ServerConfig
-from mcpbridge.errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
+from mcpbridge.errors import ConfigError, InvalidToolArguments, ServerConnectionError, ToolTimeoutError, describe
+from mcpbridge.httpfields import check_headers
 from mcpbridge.pipeline import ToolCallRequest
+from mcpbridge.transports import Link, call_headers, open_transport
 
 logger = logging.getLogger(__name__)
-
-_call_headers: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
-    "mcpbridge_call_headers", default=None
-)
-"""Headers of the tool call being sent. mcp sends each message in its sender's context, so
-the HTTP hook below sees exactly the headers of the call that made the POST."""
+T = TypeVar("T")
 
 _CAPABILITY_HINT = (
     ". Plugins declare client capabilities: install and enable mcpbridge-elicitation "
@@ -66,23 +66,40 @@ _TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-async def _add_call_headers(request: httpx2.Request) -> None:
-    headers = _call_headers.get()
-    if headers:
-        request.headers.update(headers)
+class _SessionGone(Exception):
+    """The server answered that it no longer knows our session: it never ran the request."""
+
+
+class _Open:
+    """An opened session and the transport facts behind it."""
+
+    def __init__(self, session: ClientSession, link: Link) -> None:
+        self.session = session
+        self.link = link
 
 
 class Connection:
     """The session to one server. `call_tool` is the pipeline's terminal handler."""
 
-    def __init__(self, name: str, config: ServerConfig, *, timeout: float, client_options: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        name: str,
+        config: ServerConfig,
+        *,
+        timeout: float,
+        client_options: Mapping[str, Any],
+        max_argument_bytes: int | None = None,
+        max_result_bytes: int | None = None,
+    ) -> None:
         self.name = name
         self.config = config
         self.timeout = timeout
+        self.max_argument_bytes = max_argument_bytes
+        self.max_result_bytes = max_result_bytes
         self.tools_stale = False
         self._client_options = dict(client_options)
         self._message_handler = self._client_options.pop("message_handler", None)
-        self._session: ClientSession | None = None
+        self._open: _Open | None = None
         self._tools: list[Tool] = []
         self._stop: asyncio.Event | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -90,63 +107,80 @@ class Connection:
 
     @property
     def connected(self) -> bool:
-        return self._session is not None
+        """True while a session is open and its transport has not ended."""
+        current = self._open
+        return current is not None and not current.link.ended.is_set()
 
     async def session(self) -> ClientSession:
         """The live session, opening it first if needed."""
-        session = self._session
-        if session is not None:
-            return session
-        async with self._lock:
-            if self._session is None:
-                await self._open()
-            assert self._session is not None
-            return self._session
+        return (await self._current()).session
 
     async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
         """The server's tools, listed once per connection (again when `refresh` or after a
         list-changed notification)."""
-        session = await self.session()
-        if refresh or self.tools_stale:
-            self.tools_stale = False
-            self._tools = await self._guard(None, _list_all(session), session)
-        return list(self._tools)
+
+        async def relist(current: _Open) -> list[Tool]:
+            if refresh or self.tools_stale:
+                self.tools_stale = False
+                self._tools = await self._translate(None, current, _list_all(current.session))
+            return list(self._tools)
+
+        return await self._once_more_if_forgotten(None, relist)
 
     async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult:
         """Send `tools/call`; the end of every interceptor chain."""
-        if request.headers and self.config.transport != "http":
-            raise ConfigError(
-                f"server {self.name!r} is a {self.config.transport} server and carries no HTTP headers, "
-                f"so {sorted(request.headers)} cannot be sent: configure headers only for `url` servers"
-            )
-        session = await self.session()
+        self._check_sendable(request)
         limit = request.timeout or self.timeout
-        token = _call_headers.set(request.headers) if request.headers else None
-        try:
-            result: CallToolResult | InputRequiredResult = await self._guard(
+        progress = _progress_reporter(request) if request.observers else None
+
+        async def send(current: _Open) -> CallToolResult | InputRequiredResult:
+            call = current.session.call_tool(
                 request.name,
-                session.call_tool(
-                    request.name,
-                    request.args,
-                    read_timeout_seconds=limit,
-                    input_responses=request.input_responses,
-                    request_state=request.request_state,
-                    meta=cast(RequestParamsMeta | None, request.meta),
-                    progress_callback=_progress_reporter(request) if request.observers else None,
-                    allow_input_required=True,
-                ),
-                session,
-                limit=limit,
+                request.args,
+                input_responses=request.input_responses,
+                request_state=request.request_state,
+                meta=cast(RequestParamsMeta | None, request.meta),
+                progress_callback=progress,
+                allow_input_required=True,
             )
-            return result
-        finally:
-            if token is not None:
-                _call_headers.reset(token)
+            token = call_headers.set(request.headers) if request.headers else None
+            try:
+                async with asyncio.timeout(limit) as deadline:
+                    result: CallToolResult | InputRequiredResult = await self._translate(request.name, current, call)
+                    return result
+            except TimeoutError:
+                if deadline.expired():
+                    raise ToolTimeoutError(self.name, request.name, limit) from None
+                raise
+            finally:
+                if token is not None:
+                    call_headers.reset(token)
+
+        return await self._once_more_if_forgotten(request.name, send)
+
+    def _check_sendable(self, request: ToolCallRequest) -> None:
+        """Refuse, before the shared transport sees it, what would break it for every caller."""
+        if request.headers:
+            if self.config.transport != "http":
+                raise ConfigError(
+                    f"server {self.name!r} is a {self.config.transport} server and carries no HTTP headers, "
+                    f"so {sorted(request.headers)} cannot be sent: configure headers only for `url` servers"
+                )
+            check_headers(self.name, request.headers)
+        if self.max_argument_bytes is not None:
+            size = argument_size(request.args)
+            if size > self.max_argument_bytes:
+                raise InvalidToolArguments(
+                    f"the arguments of {request.name!r} are {size} bytes, over max_argument_bytes="
+                    f"{self.max_argument_bytes} for server {self.name!r}; the server was not called"
+                )
 
     async def aclose(self) -> None:
         """Close the session and wait for the transport (and any subprocess) to end."""
         owner, self._owner = self._owner, None
-        self._session = None
+        current, self._open = self._open, None
+        if current is not None:
+            current.link.closing = True
         if owner is None:
             return
         if self._stop is not None:
@@ -156,47 +190,92 @@ class Connection:
         except TimeoutError:
             await _end(owner)
 
-    async def _guard(self, tool: str | None, call: Any, session: ClientSession, *, limit: float = 0) -> Any:
-        """Await `call`, translating the SDK's failures into ours; a broken transport marks
-        the session dead so the next call reconnects."""
+    async def _current(self) -> _Open:
+        current = self._open
+        if current is not None and not current.link.ended.is_set():
+            return current
+        async with self._lock:
+            current = self._open
+            if current is None or current.link.ended.is_set():
+                await self.aclose()
+                current = self._open = await self._connect()
+            return current
+
+    async def _once_more_if_forgotten(self, tool: str | None, send: Callable[[_Open], Awaitable[T]]) -> T:
+        """Run `send` on the session; if the server says it forgot the session (it restarted),
+        open a new one and send again, once: the server never ran the first request."""
+        current = await self._current()
+        try:
+            return await send(current)
+        except _SessionGone:
+            logger.warning("mcpbridge: server %r forgot the session (restarted?); opening a new one", self.name)
+            async with self._lock:
+                if self._open is current:
+                    await self.aclose()
+        current = await self._current()
+        try:
+            return await send(current)
+        except _SessionGone:
+            raise ServerConnectionError(
+                self.name, "the server refused a freshly opened session as unknown", tool=tool, sent=False
+            ) from None
+
+    async def _translate(self, tool: str | None, current: _Open, call: Awaitable[T]) -> T:
+        """Await `call`, telling the server's own errors (an error result for that one call)
+        from a broken transport (the session is dropped; the next call reconnects)."""
         try:
             return await call
         except MCPError as exc:
-            if exc.code == REQUEST_TIMEOUT and tool is not None:
-                raise ToolTimeoutError(self.name, tool, limit) from None
-            if exc.code == CONNECTION_CLOSED:
-                await self._forget(session)
-                raise ServerConnectionError(self.name, "the connection closed", tool=tool) from exc
+            link = current.link
+            if link.session_gone:
+                raise _SessionGone from None
+            if exc.code == CONNECTION_CLOSED and (link.ended.is_set() or link.closing):
+                closed_by_us = link.closing
+                await self._forget(current)  # waits for the transport to end: the exit code is known after
+                reason = "the bridge is closing" if closed_by_us else link.end_reason()
+                raise ServerConnectionError(self.name, reason, tool=tool) from exc
             if tool is None:
                 raise ServerConnectionError(self.name, exc) from exc
             hint = _CAPABILITY_HINT if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY else ""
-            return _error_result(
-                f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message} (code {exc.code}){hint}"
+            return cast(
+                T,
+                _error_result(
+                    f"MCP server {self.name!r} answered the call to {tool!r} with an error: "
+                    f"{exc.message} (code {exc.code}){hint}"
+                ),
             )
+        except ValidationError as exc:
+            problem = _first_problem(exc)
+            if tool is None:
+                raise ServerConnectionError(self.name, f"malformed tools/list result: {problem}") from None
+            return cast(T, self._malformed(tool, problem))
         except _TRANSPORT_ERRORS as exc:
-            await self._forget(session)
+            await self._forget(current)
             raise ServerConnectionError(self.name, exc, tool=tool) from exc
-        except RuntimeError as exc:
+        except RuntimeError as exc:  # the SDK's check of structured content against the output schema
             if tool is None:
                 raise
-            return _error_result(f"MCP server {self.name!r} returned a malformed result for {tool!r}: {exc}")
+            return cast(T, self._malformed(tool, str(exc)))
 
-    async def _forget(self, session: ClientSession) -> None:
-        if self._session is session:
+    def _malformed(self, tool: str, problem: str) -> CallToolResult:
+        return _error_result(f"MCP server {self.name!r} returned a malformed result for {tool!r}: {problem}")
+
+    async def _forget(self, current: _Open) -> None:
+        if self._open is current:
             logger.warning("mcpbridge: connection to server %r broke; the next call reconnects", self.name)
             await self.aclose()
 
-    async def _open(self) -> None:
+    async def _connect(self) -> _Open:
         loop = asyncio.get_running_loop()
-        ready: asyncio.Future[ClientSession] = loop.create_future()
-        self._stop = asyncio.Event()
+        ready: asyncio.Future[_Open] = loop.create_future()
+        stop = self._stop = asyncio.Event()
         # A fresh context: requests the transport makes on its own (the GET stream, the
         # closing DELETE) must not carry the headers or trace of whichever call opened it.
         owner = self._owner = loop.create_task(
-            self._own(ready, self._stop), name=f"mcpbridge:{self.name}", context=contextvars.Context()
+            self._own(ready, stop), name=f"mcpbridge:{self.name}", context=contextvars.Context()
         )
         try:
-            self._session = await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout)
+            return await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout)
         except BaseException as exc:  # failed, timed out or cancelled: no half-open session stays behind
             ready.cancel()
             self._owner = None
@@ -208,12 +287,15 @@ class Connection:
                 ) from None
             raise
 
-    async def _own(self, ready: asyncio.Future[ClientSession], stop: asyncio.Event) -> None:
+    async def _own(self, ready: asyncio.Future[_Open], stop: asyncio.Event) -> None:
+        link = Link()
         try:
             async with AsyncExitStack() as stack:
                 client = await stack.enter_async_context(
                     Client(
-                        await self._target(stack),
+                        await open_transport(
+                            self.name, self.config, stack, link, max_result_bytes=self.max_result_bytes
+                        ),
                         mode=self.config.client_mode,
                         message_handler=self._on_message,
                         **self._client_options,
@@ -221,21 +303,28 @@ class Connection:
                 )
                 self._tools = await _list_all(client.session)
                 self.tools_stale = False
-                ready.set_result(client.session)
+                current = _Open(client.session, link)
+                ready.set_result(current)
                 watcher = asyncio.create_task(self._watch_tools(client)) if _modern(client) else None
                 try:
-                    await stop.wait()
+                    await _first(stop.wait(), link.ended.wait())
                 finally:
                     if watcher is not None:
                         watcher.cancel()
                         await asyncio.gather(watcher, return_exceptions=True)
+                if link.ended.is_set() and not stop.is_set():
+                    logger.warning(
+                        "mcpbridge: server %r ended (%s); the next call reconnects", self.name, link.end_reason()
+                    )
         except asyncio.CancelledError:
             if not ready.done():
                 ready.set_exception(ServerConnectionError(self.name, "connecting was cancelled", sent=False))
             raise
         except BaseException as exc:  # the owner task reports everything through `ready`
+            link.ended.set()
             if not ready.done():
-                ready.set_exception(ServerConnectionError(self.name, exc, sent=False))
+                reason = link.end_reason() if _is_transport_end(exc) else exc
+                ready.set_exception(ServerConnectionError(self.name, reason, sent=False))
             else:
                 logger.debug("mcpbridge: closing server %r: %s", self.name, describe(exc))
 
@@ -249,30 +338,34 @@ class Connection:
         except Exception as exc:  # a server without subscriptions: tools are re-listed on request only
             logger.debug("mcpbridge: server %r does not announce tool changes: %s", self.name, describe(exc))
 
-    async def _target(self, stack: AsyncExitStack) -> Any:
-        config = self.config
-        if config.transport == "stdio":
-            assert config.command is not None
-            return StdioServerParameters(command=config.command, args=config.args, env=config.env, cwd=config.cwd)
-        if config.transport == "http":
-            assert config.url is not None
-            http = create_mcp_http_client(headers=dict(config.headers))
-            http.event_hooks["request"].append(_add_call_headers)
-            await stack.enter_async_context(http)
-            return streamable_http_client(config.url, http_client=http)
-        return config.server
-
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, ToolListChangedNotification):
             self.tools_stale = True
         elif isinstance(message, Exception):
-            logger.debug("mcpbridge: server %r transport error: %s", self.name, describe(message))
+            logger.debug("mcpbridge: server %r transport error: %s", self.name, type(message).__name__)
         if self._message_handler is not None:
             await self._message_handler(message)
 
 
 def _modern(client: Client) -> bool:
     return client.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+def _is_transport_end(exc: BaseException) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_is_transport_end(inner) for inner in exc.exceptions)
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
+
+
+async def _first(*waits: Awaitable[Any]) -> None:
+    """Wait until the first of `waits` finishes; cancel the rest."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _end(owner: asyncio.Task[None]) -> None:
@@ -295,10 +388,29 @@ async def _list_all(session: ClientSession) -> list[Tool]:
 
 
 def _progress_reporter(request: ToolCallRequest) -> Any:
+    """Progress arrives on whatever task reads the transport (for stdio, not the caller's):
+    report it in the context of the call it belongs to, so observers see that call's run."""
+    context = contextvars.copy_context()
+
     async def report(progress: float, total: float | None, message: str | None) -> None:
-        request.notify("progress", progress=progress, total=total, message=message)
+        context.run(request.notify, "progress", progress=progress, total=total, message=message)
 
     return report
+
+
+def argument_size(args: Mapping[str, Any]) -> int:
+    """The size of `args` as JSON on the wire (an upper bound: no spaces are sent)."""
+    return len(json.dumps(args, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "replace"))
+
+
+def _first_problem(exc: ValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "it does not match the MCP schema"
+    error = errors[0]
+    where = ".".join(str(part) for part in error["loc"]) or "result"
+    more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+    return f"{where}: {error['msg']}{more}"
 
 
 def _error_result(text: str) -> CallToolResult:

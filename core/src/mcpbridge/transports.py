@@ -1,0 +1,200 @@
+"""Server config → the transport an mcp `Client` connects through, watched for its end.
+
+Each opened session gets a `Link`: the facts a connection needs to tell a server's own
+answer from a broken transport. Its `ended` event is set the moment the transport's read
+side ends (a stdio process exited, a stream hit EOF), so a server that dies while idle is
+noticed before the next call, and `session_gone` is set when a streamable HTTP server
+answers 404 to our `Mcp-Session-Id` (it restarted and forgot the session).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+import anyio
+import httpx2
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+from mcpbridge.config import ServerConfig
+from mcpbridge.stdio import StdioTransport
+
+T = TypeVar("T")
+
+MCP_SESSION_ID = "mcp-session-id"
+
+call_headers: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "mcpbridge_call_headers", default=None
+)
+"""Headers of the tool call being sent. mcp sends each message in its sender's context, so
+the HTTP hook below sees exactly the headers of the call that made the POST."""
+
+
+class Link:
+    """One opened session's transport, as seen from the connection."""
+
+    def __init__(self) -> None:
+        self.ended = asyncio.Event()
+        self.session_gone = False
+        self.closing = False
+        self._describe_end: Callable[[], str] = lambda: "the connection closed"
+
+    def end_reason(self) -> str:
+        """Why the transport ended, in words (with a stdio server's exit code and last stderr lines)."""
+        return self._describe_end()
+
+
+async def open_transport(
+    name: str, config: ServerConfig, stack: AsyncExitStack, link: Link, *, max_result_bytes: int | None = None
+) -> Any:
+    """The `Client` target for `config`; stream transports are watched through `link`."""
+    if config.transport == "stdio":
+        assert config.command is not None
+        stdio = StdioTransport(
+            config.command,
+            config.args,
+            config.env,
+            config.cwd,
+            server_name=name,
+            max_message_bytes=max_result_bytes,
+        )
+        link._describe_end = lambda: _process_end(stdio)
+        return _watched(stdio, link)
+    if config.transport == "http":
+        assert config.url is not None
+        http = httpx2.AsyncClient(
+            headers=dict(config.headers),
+            timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+            transport=_BoundedTransport(httpx2.AsyncHTTPTransport(), name, max_result_bytes),
+            event_hooks={"request": [_add_call_headers], "response": [_session_watch(link)]},
+        )
+        await stack.enter_async_context(http)
+        stream = streamable_http_client(config.url, http_client=http, max_sse_event_size=max_result_bytes)
+        return _watched(stream, link)
+    return config.server
+
+
+async def _add_call_headers(request: httpx2.Request) -> None:
+    headers = call_headers.get()
+    if headers:
+        request.headers.update(headers)
+
+
+def _session_watch(link: Link) -> Callable[[httpx2.Response], Any]:
+    """A response hook: HTTP 404 to a request that carried `Mcp-Session-Id` means the
+    server no longer knows the session (the streamable HTTP spec); so does a 400 whose body
+    says the session is unknown, which some servers send instead."""
+
+    async def watch(response: httpx2.Response) -> None:
+        if response.status_code not in (400, 404) or MCP_SESSION_ID not in response.request.headers:
+            return
+        if response.status_code == 400:
+            body = (await response.aread())[:2048].lower()
+            if b"session" not in body:
+                return
+        link.session_gone = True
+
+    return watch
+
+
+class ResultTooLarge(httpx2.StreamError):
+    """A JSON response body over `max_result_bytes`: the SDK answers that request with an
+    error naming this message, and stops reading (memory stays bounded)."""
+
+
+class _BoundedTransport(httpx2.AsyncBaseTransport):
+    """Bounds each JSON response body; SSE events are bounded by the SDK's `max_sse_event_size`."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, server: str, limit: int | None) -> None:
+        self._inner = inner
+        self._server = server
+        self._limit = limit
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        if self._limit is not None and response.headers.get("content-type", "").startswith("application/json"):
+            response.stream = _BoundedStream(response.stream, self._server, self._limit)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _BoundedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: Any, server: str, limit: int) -> None:
+        self._inner = inner
+        self._server = server
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._limit:
+                raise ResultTooLarge(
+                    f"the result is over max_result_bytes={self._limit} for server {self._server!r}; "
+                    "raise the limit in the server's config if it is expected"
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _process_end(stdio: StdioTransport) -> str:
+    code = stdio.returncode
+    reason = "the server process exited" + (f" with code {code}" if code is not None else "")
+    tail = stdio.stderr_tail()
+    return f"{reason}; its last stderr lines:\n{tail}" if tail else reason
+
+
+@asynccontextmanager
+async def _watched(transport: Any, link: Link) -> AsyncIterator[tuple[Any, Any]]:
+    async with transport as (read_stream, write_stream):
+        yield _WatchedReadStream(read_stream, link.ended), write_stream
+
+
+class _WatchedReadStream(Generic[T]):
+    """A read stream that sets `ended` when the transport's read side ends; everything
+    else, including the sender's context (`last_context`), passes through."""
+
+    def __init__(self, inner: Any, ended: asyncio.Event) -> None:
+        self._inner = inner
+        self._ended = ended
+
+    @property
+    def last_context(self) -> contextvars.Context | None:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> T:
+        try:
+            item: T = await self._inner.receive()
+        except BaseException:  # EOF, a closed stream, or the transport's tasks torn down
+            self._ended.set()
+            raise
+        return item
+
+    def __aiter__(self) -> _WatchedReadStream[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedReadStream[T]:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()

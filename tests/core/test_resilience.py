@@ -1,0 +1,179 @@
+"""Sessions that survive what real servers do: restarts, idle deaths, their own error codes,
+malformed results, and progress delivered in the context of the call it belongs to."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+import pytest
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables.config import var_child_runnable_config
+
+from mcpbridge import MCPBridge, ServerConnectionError
+from tests.conftest import ROOT, serve_http, serving, stdio_config
+from tests.servers import basic, raw_jsonrpc
+
+RAW_STDIO = {"command": sys.executable, "args": ["-m", "tests.servers.raw_jsonrpc"], "cwd": str(ROOT), "mode": "legacy"}
+
+
+async def call(bridge: MCPBridge, server: str, tool: str, args: dict[str, Any] | None = None) -> ToolMessage:
+    return await bridge.call_tool(server, tool, args or {})
+
+
+def text(message: ToolMessage) -> str:
+    content = message.content
+    return content if isinstance(content, str) else "".join(block["text"] for block in content)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def raw_server(request: pytest.FixtureRequest) -> Any:
+    if request.param == "stdio":
+        yield RAW_STDIO
+        return
+    with serving(raw_jsonrpc.http_app()) as url:
+        yield {"url": url, "mode": "legacy"}
+
+
+@pytest.mark.parametrize(
+    ("tool", "code", "words"),
+    [("rate_limited", -32000, "rate limited"), ("server_timeout", -32001, "upstream database timed out")],
+)
+async def test_a_server_error_is_that_calls_answer_not_a_broken_session(
+    raw_server: dict[str, Any], tool: str, code: int, words: str
+) -> None:
+    async with MCPBridge({"raw": raw_server}, plugins=[], timeout=30) as bridge:
+        await bridge.list_tools()
+        started = time.monotonic()
+        failed, bystander = await asyncio.gather(call(bridge, "raw", tool), call(bridge, "raw", "echo", {"text": "hi"}))
+        assert time.monotonic() - started < 5, "the server's own error is not a timeout"
+        assert failed.status == "error"
+        assert words in text(failed)
+        assert f"code {code}" in text(failed)
+        assert bystander.status == "success"
+        assert text(bystander) == "hi"
+        assert bridge.connections["raw"].connected
+        assert text(await call(bridge, "raw", "echo", {"text": "still"})) == "still"
+
+
+@pytest.mark.parametrize(
+    ("tool", "words"),
+    [("content_not_list", "content"), ("unknown_content", "content"), ("result_not_object", "")],
+)
+async def test_a_malformed_result_is_an_error_message_at_once(
+    raw_server: dict[str, Any], tool: str, words: str
+) -> None:
+    async with MCPBridge({"raw": raw_server}, plugins=[], timeout=20) as bridge:
+        await bridge.list_tools()
+        started = time.monotonic()
+        message = await call(bridge, "raw", tool)
+        assert time.monotonic() - started < 5, "a malformed result must not wait for the timeout"
+        assert message.status == "error"
+        assert "server 'raw'" in text(message)
+        assert repr(tool) in text(message)
+        assert words in text(message)
+        assert text(await call(bridge, "raw", "echo", {"text": "ok"})) == "ok"
+
+
+async def test_an_http_server_that_restarts_is_reached_again() -> None:
+    """A spec-following server answers 404 to the old session id: the bridge opens a new
+    session and sends the request again, once; the caller sees a normal result."""
+    base, server, thread = serve_http(raw_jsonrpc.http_app())
+    port = int(base.rsplit(":", 1)[1])
+    try:
+        async with MCPBridge({"raw": {"url": f"{base}/mcp", "mode": "legacy"}}, plugins=[]) as bridge:
+            assert text(await call(bridge, "raw", "echo", {"text": "before"})) == "before"
+            server.should_exit = True
+            await asyncio.to_thread(thread.join, 5)
+            _, server, thread = await asyncio.to_thread(serve_http, raw_jsonrpc.http_app(), port)
+            message = await call(bridge, "raw", "echo", {"text": "after"})
+            assert message.status == "success"
+            assert text(message) == "after"
+            server.should_exit = True
+            await asyncio.to_thread(thread.join, 5)
+            _, server, thread = await asyncio.to_thread(serve_http, raw_jsonrpc.http_app(), port)
+            assert "echo" in {t.name for t in await bridge.list_tools(refresh=True)}
+    finally:
+        server.should_exit = True
+        await asyncio.to_thread(thread.join, 5)
+
+
+async def test_an_mcpserver_restart_over_http_is_reached_again() -> None:
+    base, server, thread = serve_http(basic.build().streamable_http_app())
+    port = int(base.rsplit(":", 1)[1])
+    try:
+        async with MCPBridge({"basic": {"url": f"{base}/mcp", "mode": "legacy"}}, plugins=[]) as bridge:
+            assert text(await call(bridge, "basic", "echo", {"text": "before"})) == "before"
+            server.should_exit = True
+            await asyncio.to_thread(thread.join, 5)
+            _, server, thread = await asyncio.to_thread(serve_http, basic.build().streamable_http_app(), port)
+            assert text(await call(bridge, "basic", "echo", {"text": "after"})) == "after"
+    finally:
+        server.should_exit = True
+        await asyncio.to_thread(thread.join, 5)
+
+
+async def wait_until(condition: Any, seconds: float = 5) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_stdio_server_that_died_while_idle_is_reopened_before_the_next_call() -> None:
+    async with MCPBridge({"basic": stdio_config()}, plugins=[]) as bridge:
+        first = int(text(await call(bridge, "basic", "pid")))
+        os.kill(first, signal.SIGKILL)
+        connection = bridge.connections["basic"]
+        await wait_until(lambda: not connection.connected)
+        message = await call(bridge, "basic", "pid")
+        assert message.status == "success"
+        assert int(text(message)) != first
+        assert connection.connected
+
+
+async def test_a_call_in_flight_when_the_stdio_server_dies_fails_fast_and_says_why() -> None:
+    async with MCPBridge({"basic": stdio_config()}, plugins=[], timeout=60) as bridge:
+        await bridge.list_tools()
+        started = time.monotonic()
+        with pytest.raises(ServerConnectionError, match=r"server 'basic'.*exited with code 3"):
+            await _die(bridge)
+        assert time.monotonic() - started < 10
+        assert text(await call(bridge, "basic", "echo", {"text": "back"})) == "back"
+
+
+async def _die(bridge: MCPBridge) -> None:
+    tools = {tool.binding.mcp_tool.name: tool for tool in await bridge.list_tools()}
+    await tools["die"].ainvoke({})
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http", "inprocess"])
+async def test_progress_reaches_observers_in_the_calls_own_context(transport: str, http_url: str) -> None:
+    """Observers run where the call runs: the tool's runnable config is visible to them,
+    whichever task read the notification off the transport."""
+    seen: list[tuple[float, Any]] = []
+
+    async def watch(request: Any, handler: Any) -> Any:
+        def observer(event: str, data: dict[str, Any]) -> None:
+            if event == "progress":
+                seen.append((data["progress"], var_child_runnable_config.get()))
+
+        return await handler(request.override(observers=(*request.observers, observer)))
+
+    servers = {
+        "stdio": RAW_STDIO,
+        "http": {"url": http_url},
+        "inprocess": {"server": basic.build()},
+    }
+    tool = "progress" if transport == "stdio" else "count"
+    async with MCPBridge({"s": servers[transport]}, interceptors=[watch], plugins=[]) as bridge:
+        tools = {t.binding.mcp_tool.name: t for t in await bridge.list_tools()}
+        config = {"configurable": {"thread_id": "t-1"}}
+        args = {} if transport == "stdio" else {"n": 2}
+        await tools[tool].ainvoke({"type": "tool_call", "name": tool, "args": args, "id": "p1"}, config=config)
+    assert len(seen) >= 2
+    assert all(cfg is not None and cfg.get("configurable", {}).get("thread_id") == "t-1" for _, cfg in seen)
