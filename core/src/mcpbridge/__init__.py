@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from mcpbridge.config import ServerConfig, Settings, load_settings
     from mcpbridge.errors import (
         ConfigError,
+        InvalidHeader,
         InvalidToolArguments,
         MCPBridgeError,
         MCPToolError,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
         ToolTimeoutError,
     )
     from mcpbridge.hookspecs import hookimpl
+    from mcpbridge.httpfields import check_headers, header_problem
     from mcpbridge.interrupts import CannotPauseError, pause
     from mcpbridge.pipeline import (
         ToolCallHandler,
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
         runtime_value,
     )
     from mcpbridge.plugins import PluginConfig
+    from mcpbridge.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
     from mcpbridge.tools import MCPTool
 
 _HOMES = {
@@ -40,6 +43,7 @@ _HOMES = {
     "Settings": "config",
     "load_settings": "config",
     "ConfigError": "errors",
+    "InvalidHeader": "errors",
     "InvalidToolArguments": "errors",
     "MCPBridgeError": "errors",
     "MCPToolError": "errors",
@@ -47,6 +51,8 @@ _HOMES = {
     "ServerConnectionError": "errors",
     "ToolTimeoutError": "errors",
     "hookimpl": "hookspecs",
+    "check_headers": "httpfields",
+    "header_problem": "httpfields",
     "CannotPauseError": "interrupts",
     "pause": "interrupts",
     "ToolCallHandler": "pipeline",
@@ -56,12 +62,17 @@ _HOMES = {
     "compose": "pipeline",
     "runtime_value": "pipeline",
     "PluginConfig": "plugins",
+    "RedactingFilter": "redaction",
+    "install_log_redaction": "redaction",
+    "redact_text": "redaction",
+    "redact_url": "redaction",
     "MCPTool": "tools",
 }
 
 __all__ = [
     "CannotPauseError",
     "ConfigError",
+    "InvalidHeader",
     "InvalidToolArguments",
     "MCPBridge",
     "MCPBridgeError",
@@ -69,6 +80,7 @@ __all__ = [
     "MCPToolError",
     "PluginConfig",
     "PluginError",
+    "RedactingFilter",
     "ServerConfig",
     "ServerConnectionError",
     "Settings",
@@ -77,10 +89,15 @@ __all__ = [
     "ToolCallRequest",
     "ToolCallResult",
     "ToolTimeoutError",
+    "check_headers",
     "compose",
+    "header_problem",
     "hookimpl",
+    "install_log_redaction",
     "load_settings",
     "pause",
+    "redact_text",
+    "redact_url",
     "runtime_value",
 ]
 

@@ -27,11 +27,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     from mcpbridge.errors import MCPBridgeError
+    from mcpbridge.redaction import install_log_redaction, redact_text
 
+    redaction = install_log_redaction()
     try:
         return int(options.run(options) or 0)
     except MCPBridgeError as exc:
-        print(f"mcpbridge: error: {exc}", file=sys.stderr)
+        # Errors may quote a server URL or a transport message: never a credential.
+        print(f"mcpbridge: error: {redact_text(str(exc), redaction.secrets)}", file=sys.stderr)
         return 1
 
 
@@ -65,10 +68,13 @@ _COMMANDS = {"plugins", "tools", "call", "demo"}
 
 def _settings(options: argparse.Namespace, *, required: bool) -> Any:
     from mcpbridge.config import DEFAULT_CONFIG_FILE, Settings, load_settings
+    from mcpbridge.redaction import install_log_redaction
 
     if options.config is None and not Path(DEFAULT_CONFIG_FILE).is_file() and not required:
         return Settings()
-    return load_settings(options.config)
+    settings = load_settings(options.config)
+    install_log_redaction(settings.secret_values())
+    return settings
 
 
 def _plugins(options: argparse.Namespace) -> int:
@@ -135,10 +141,18 @@ def _call(options: argparse.Namespace) -> int:
     print(f"status: {message.status}")
     print("content:")
     for block in message.content if isinstance(message.content, list) else [message.content]:
-        print(f"  {block.get('text') if isinstance(block, dict) and block.get('type') == 'text' else block}")
+        text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else block
+        print(f"  {_redacted(str(text)) if message.status == 'error' else text}")
     print("artifact:")
     print(json.dumps(message.artifact, indent=2, default=str))
     return 0 if message.status == "success" else 1
+
+
+def _redacted(text: str) -> str:
+    """An error text with server URLs' credentials and known secrets hidden."""
+    from mcpbridge.redaction import install_log_redaction, redact_text
+
+    return redact_text(text, install_log_redaction().secrets)
 
 
 def _demo(options: argparse.Namespace) -> int:

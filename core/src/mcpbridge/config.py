@@ -10,13 +10,20 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mcpbridge.errors import ConfigError
+from mcpbridge.httpfields import header_problem, value_problem
+from mcpbridge.redaction import SECRET_NAME, redact_text, redact_url
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 MODERN_PROTOCOL = "2026-07-28"
+
+MiB = 1024 * 1024
+DEFAULT_MAX_ARGUMENT_BYTES = 4 * MiB
+DEFAULT_MAX_RESULT_BYTES = 64 * MiB
 
 _ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -25,7 +32,8 @@ class ServerConfig(BaseModel):
     """How to reach one MCP server: a `command` (stdio), a `url` (streamable HTTP), or an
     in-process `server` object (an `MCPServer`, given in Python only)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    # Inputs (header values, env values) are secrets more often than not: never in errors.
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, hide_input_in_errors=True)
 
     command: str | None = None
     args: list[str] = Field(default_factory=list)
@@ -38,6 +46,21 @@ class ServerConfig(BaseModel):
     connect_timeout: float = Field(default=30.0, gt=0)
     mode: Literal["auto", "legacy", "modern"] = "auto"
     handle_transport_errors: bool | None = None
+    max_argument_bytes: int | None = Field(default=None, gt=0)
+    max_result_bytes: int | None = Field(default=None, gt=0)
+
+    @field_validator("headers")
+    @classmethod
+    def _sendable_headers(cls, headers: dict[str, str]) -> dict[str, str]:
+        """Static headers go on every request of the shared HTTP client: one it cannot send
+        would fail every call, and its error would quote the value (often a token)."""
+        for name, value in headers.items():
+            problem = header_problem(name)
+            if problem is None and header_problem(name, value) is not None:
+                problem = f'header {name!r} = "***": the value {value_problem(value)}'
+            if problem is not None:
+                raise ValueError(problem)
+        return headers
 
     @model_validator(mode="after")
     def _one_transport(self) -> ServerConfig:
@@ -95,13 +118,15 @@ class PluginsConfig(BaseModel):
 class Settings(BaseModel):
     """Everything a bridge is built from."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, hide_input_in_errors=True)
 
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
     tool_name_prefix: bool = False
     timeout: float = Field(default=60.0, gt=0)
     on_server_error: Literal["raise", "skip"] = "raise"
     handle_transport_errors: bool = False
+    max_argument_bytes: int = Field(default=DEFAULT_MAX_ARGUMENT_BYTES, gt=0)
+    max_result_bytes: int = Field(default=DEFAULT_MAX_RESULT_BYTES, gt=0)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
     source: str | None = Field(default=None, exclude=True)
 
@@ -112,6 +137,19 @@ class Settings(BaseModel):
         own = self.servers[server].handle_transport_errors
         return self.handle_transport_errors if own is None else own
 
+    def server_max_argument_bytes(self, server: str) -> int:
+        """The largest `tools/call` arguments (UTF-8 JSON bytes) sent to `server`."""
+        return self.servers[server].max_argument_bytes or self.max_argument_bytes
+
+    def server_max_result_bytes(self, server: str) -> int:
+        """The largest tool result (bytes on the wire) accepted from `server`."""
+        return self.servers[server].max_result_bytes or self.max_result_bytes
+
+    def secret_values(self) -> frozenset[str]:
+        """Values to keep out of logs and errors: static header values, `env` values whose
+        names look secret, and credentials in server URLs (see `mcpbridge.redaction`)."""
+        return frozenset(_secrets_in(self.model_dump(include={"servers"})["servers"]))
+
 
 def build_settings(data: Mapping[str, Any], source: str | None = None) -> Settings:
     """Validate raw settings (from a file or from Python), naming the key and the file."""
@@ -119,7 +157,7 @@ def build_settings(data: Mapping[str, Any], source: str | None = None) -> Settin
     try:
         return Settings.model_validate({**data, "servers": servers, "source": source})
     except ValidationError as exc:
-        raise ConfigError(_explain(exc, source)) from None
+        raise ConfigError(redact_text(_explain(exc, source), _secrets_in(servers))) from None
 
 
 def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
@@ -168,6 +206,35 @@ def _server_table(value: Any) -> Any:
     if isinstance(value, Mapping | ServerConfig):
         return value
     return {"server": value}
+
+
+def _secrets_in(servers: Mapping[str, Any]) -> set[str]:
+    """Secret-looking strings of raw or dumped server tables (best effort: tables only)."""
+    found: set[str] = set()
+    for table in servers.values():
+        if isinstance(table, ServerConfig):
+            table = table.model_dump()
+        if not isinstance(table, Mapping):
+            continue
+        headers, env, url = table.get("headers"), table.get("env"), table.get("url")
+        if isinstance(headers, Mapping):
+            found.update(value for value in headers.values() if isinstance(value, str))
+        if isinstance(env, Mapping):
+            found.update(v for k, v in env.items() if isinstance(v, str) and SECRET_NAME.search(str(k)))
+        if isinstance(url, str) and redact_url(url) != url:
+            found.update(_url_secrets(url))
+    return found
+
+
+def _url_secrets(url: str) -> list[str]:
+    try:
+        parts = urlsplit(url)
+        found = [parts.password] if parts.password else []
+        for text in (parts.query, parts.fragment):
+            found += [value for name, value in parse_qsl(text) if value and SECRET_NAME.search(name)]
+    except ValueError:
+        return []
+    return found
 
 
 def _explain(exc: ValidationError, source: str | None) -> str:

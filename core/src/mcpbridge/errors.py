@@ -60,6 +60,16 @@ class InvalidToolArguments(ToolException):
     """The arguments do not match the tool's input schema; the server was not called."""
 
 
+class InvalidHeader(MCPBridgeError, ToolException):
+    """A header of this call cannot be sent (RFC 9110 name or value rules); the server was not
+    called and the shared session is untouched. The message names the header, never its value."""
+
+    def __init__(self, server: str, header: str, problem: str) -> None:
+        self.server = server
+        self.header = header
+        super().__init__(f"server {server!r}: {problem}; the server was not called")
+
+
 def describe(exc: BaseException) -> str:
     """A one-line description of the root cause, unwrapping exception groups and chains."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:

@@ -166,3 +166,59 @@ def test_config_errors_name_the_problem(settings: dict[str, Any], message: str) 
             plugins=[mcpbridge_headers],
             plugin_settings={"headers": settings},
         )
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (f"Jos\u00e9-{SECRET}", "non-ASCII"),
+        (f"{SECRET} ", "starts or ends with a space or tab"),
+        (f"{SECRET}\x0b", "vertical tab"),
+        (f"{SECRET}\x0c", "form feed"),
+        (f"{SECRET}\x01", "U+0001"),
+        (f"{SECRET}\x7f", "U+007F"),
+    ],
+)
+async def test_values_outside_rfc_9110_are_refused_like_the_core(
+    crm: RecordingServer, caplog: pytest.LogCaptureFixture, value: str, problem: str
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with bridge_for(crm, servers={"crm": {"x-user-id": "context.user_id"}}) as bridge:
+        bad = await call(bridge, "whoami", {"user_id": value})
+        good = await call(bridge, "whoami", {"user_id": "u1"})
+    assert bad.status == "error"
+    assert "header 'x-user-id' from `context.user_id`" in bad.content
+    assert problem in bad.content
+    assert SECRET not in bad.content + caplog.text
+    assert good.status == "success"
+    assert crm.tool_calls == 1
+
+
+@pytest.mark.parametrize(
+    ("headers", "message"),
+    [
+        ({"x-a": "literal:bad "}, r"header 'x-a' \(literal\): the value of header 'x-a' starts or ends"),
+        ({"x-a": "Jos\u00e9"}, "non-ASCII"),
+        ({"content-length": "context.n"}, "set by the transport itself"),
+        ({"Mcp-Session-Id": "context.n"}, "set by the transport itself"),
+    ],
+)
+def test_configured_values_and_names_follow_the_core_rules(headers: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        MCPBridge(
+            {"crm": {"url": UNUSED_URL}},
+            plugins=[mcpbridge_headers],
+            plugin_settings={"headers": {"servers": {"crm": headers}}},
+        )
+
+
+async def test_provider_values_and_reserved_names_are_checked(crm: RecordingServer) -> None:
+    async with bridge_for(crm, providers={"crm": lambda request: {"x-user-id": "a\x0bb"}}) as bridge:
+        bad_value = await call(bridge, "whoami", {})
+    async with bridge_for(crm, providers={"crm": lambda request: {"Content-Length": "0"}}) as bridge:
+        reserved = await call(bridge, "whoami", {})
+    assert bad_value.status == "error"
+    assert "vertical tab" in bad_value.content
+    assert reserved.status == "error"
+    assert "not a valid HTTP header name" in reserved.content
+    assert crm.tool_calls == 0

@@ -23,7 +23,8 @@ class MissingHeaderValue(ToolException):
 
 
 class InvalidHeaderValue(ToolException):
-    """A header's value cannot be sent (wrong type, line break); the server was not called."""
+    """A header's value cannot be sent (wrong type, or outside RFC 9110: control characters,
+    non-ASCII text, spaces at either end); the server was not called."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class ServerHeaders:
                 if source.skip_missing:
                     continue
                 raise MissingHeaderValue(self._missing(source, request))
-            headers[source.header] = self._checked(value, f"from {source.spec}")
+            headers[source.header] = self._checked(value, f"from `{source.spec}`", source.header)
         if self.provider is not None:
             headers.update(await self._provided(self.provider, request))
         return headers
@@ -65,17 +66,18 @@ class ServerHeaders:
             if not isinstance(name, str) or not valid_name(name):
                 raise InvalidHeaderValue(
                     f"the header provider for server {self.server!r} returned the header name {name!r}, which is "
-                    "not a valid HTTP header name (use letters, digits and '-'); the server was not called"
+                    "not a valid HTTP header name (an RFC 9110 token, and not one the transport sets itself, such as "
+                    "content-length or mcp-session-id); the server was not called"
                 )
             if value is not None:
                 headers[name.lower()] = self._checked(value, "from the header provider", name)
         return headers
 
-    def _checked(self, value: Any, origin: str, name: str | None = None) -> str:
+    def _checked(self, value: Any, origin: str, name: str) -> str:
         try:
-            return checked_value(value, f"header {name!r} {origin}" if name else origin)
+            return checked_value(value, f"server {self.server!r}, header {name!r} {origin}", name)
         except ValueError as exc:
-            raise InvalidHeaderValue(f"server {self.server!r}: {exc}; the server was not called") from None
+            raise InvalidHeaderValue(f"{exc}; the server was not called") from None
 
     def _missing(self, source: Source, request: ToolCallRequest) -> str:
         key = ".".join(source.path)

@@ -4,19 +4,15 @@ or a literal. Sources are parsed once when the bridge is built and read on every
 from __future__ import annotations
 
 import os
-import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from mcpbridge import ConfigError, runtime_value
+from mcpbridge import ConfigError, header_problem, runtime_value
 
 Origin = Literal["context", "state", "config", "fixed"]
-
-_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-"""RFC 9110 field-name characters."""
 _PREFIXES: tuple[tuple[str, Origin], ...] = (("context.", "context"), ("state.", "state"), ("config.", "config"))
 
 
@@ -43,8 +39,9 @@ def parse_source(server: str, header: str, spec: str, *, skip_missing: bool) -> 
     """`context.<key>`, `state.<key>`, `config.<path>` (e.g. `config.configurable.tenant`),
     `env:NAME` (read now), `literal:<text>`, or any other text sent as it is."""
     where = f"[plugins.headers.servers.{server}] header {header!r}"
-    if not valid_name(header):
-        raise ConfigError(f"{where}: not a valid HTTP header name (use letters, digits and '-')")
+    problem = header_problem(header)
+    if problem is not None:
+        raise ConfigError(f"[plugins.headers.servers.{server}]: {problem}")
     header = header.lower()
     for prefix, origin in _PREFIXES:
         if spec.startswith(prefix):
@@ -59,29 +56,35 @@ def parse_source(server: str, header: str, spec: str, *, skip_missing: bool) -> 
             raise ConfigError(
                 f"{where}: reads the environment variable {name!r}, which is not set: set it or drop the header"
             )
-        return Source(header, spec, "fixed", fixed=_fixed(value, f"{where} (from {spec})"))
-    return Source(header, "literal", "fixed", fixed=_fixed(spec.removeprefix("literal:"), f"{where} (literal)"))
+        return Source(header, spec, "fixed", fixed=_fixed(header, value, f"{where} (from {spec})"))
+    fixed = _fixed(header, spec.removeprefix("literal:"), f"{where} (literal)")
+    return Source(header, "literal", "fixed", fixed=fixed)
 
 
-def _fixed(value: str, where: str) -> str:
+def _fixed(header: str, value: str, where: str) -> str:
     try:
-        return checked_value(value, where)
+        return checked_value(value, where, header)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
 
 def valid_name(header: str) -> bool:
-    """Whether `header` is a valid HTTP field name (httpx would send an invalid one as it is)."""
-    return bool(_TOKEN.match(header))
+    """Whether `header` may be sent: an RFC 9110 field name that the transport does not own
+    (the core's rules, `mcpbridge.header_problem`)."""
+    return header_problem(header) is None
 
 
-def checked_value(value: Any, where: str) -> str:
-    """`value` as header text; refuses what cannot be one (never quoting the value itself)."""
+def checked_value(value: Any, where: str, header: str = "x") -> str:
+    """`value` as header text; refuses what cannot be one (never quoting the value itself).
+
+    The rules are the core's (`mcpbridge.header_problem`, RFC 9110): visible ASCII, spaces
+    or tabs only inside, no control characters, no non-ASCII text."""
     if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal | uuid.UUID):
         raise ValueError(f"{where}: got a {type(value).__name__}; a header value must be a string or a number")
     text = str(value)
-    if any(char in text for char in "\r\n\0"):
-        raise ValueError(f"{where}: the value contains a line break or NUL, which HTTP headers cannot carry")
+    problem = header_problem(header, text)
+    if problem is not None:
+        raise ValueError(f"{where}: {problem}")
     return text
 
 

@@ -1,0 +1,189 @@
+"""Keeping secrets out of errors, CLI output and logs.
+
+Secrets reach text in three shapes, and each has its own redaction:
+
+- credentials in URLs: `user:password@host` and query (or fragment) parameters whose names
+  look secret (`token`, `api_key`, `sig`, `code`, ...) — `redact_url`;
+- values the bridge knows are secret (static header values, secret-looking `env` values),
+  including the escaped forms a `repr` gives them — `redact_text(text, secrets)`;
+- header values quoted by the HTTP stack (`Illegal header value b'...'`) — always hidden.
+
+`install_log_redaction()` applies all three to every log record of the HTTP stack
+(`httpx`, `httpx2`, `httpcore`, `httpcore2`), `mcp` and `mcpbridge` (and `mcpbridge_*`
+plugins) before any handler sees it. The HTTP client logs each request's full URL at INFO.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+MASK = "***"
+
+SECRET_NAME = re.compile(
+    r"token|key|secret|passw|pwd|auth|sig|code|credential|session|cookie|jwt|bearer|private|ticket|otp",
+    re.IGNORECASE,
+)
+"""Parameter (and environment variable) names whose values are treated as secrets."""
+
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
+_QUOTED_HEADER = re.compile(r"""(Illegal header (?:value|name) )b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+_MIN_SECRET = 3
+"""Shorter known values are not searched for: replacing every `1` in a log line hides nothing."""
+
+LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "mcp", "mcpbridge")
+"""Top-level loggers whose records are redacted (with their children and `mcpbridge_*`)."""
+
+
+def redact_url(url: str) -> str:
+    """`url` with its user info and secret-looking query / fragment values replaced by `***`.
+
+    Never raises: text that does not parse as a URL comes back with its `user:pass@`
+    part (if any) masked."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            netloc = MASK + "@" + netloc.rpartition("@")[2]
+        query, fragment = _redact_params(parts.query), _redact_params(parts.fragment)
+        if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
+            return url
+        return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+    except ValueError:
+        return re.sub(r"(//)[^/@\s]*@", r"\1" + MASK + "@", url)
+
+
+def _redact_params(text: str) -> str:
+    if "=" not in text:
+        return text
+    pieces = []
+    for piece in re.split(r"([&;])", text):
+        name, equals, _ = piece.partition("=")
+        if equals and SECRET_NAME.search(unquote_plus(name)):
+            piece = f"{name}={MASK}"
+        pieces.append(piece)
+    return "".join(pieces)
+
+
+def secret_forms(secrets: Iterable[str]) -> list[str]:
+    """The texts to search for: each secret as it is, stripped, and as `repr` would escape it
+    (str and bytes), longest first so a longer form is replaced before its parts."""
+    forms: set[str] = set()
+    for secret in secrets:
+        if not isinstance(secret, str):
+            continue
+        for form in (secret, secret.strip()):
+            if len(form) < _MIN_SECRET:
+                continue
+            forms.add(form)
+            forms.add(repr(form)[1:-1])
+            forms.add(repr(form.encode("utf-8", "backslashreplace"))[2:-1])
+        for word in secret.split():
+            if len(word) >= 8:  # the credential of "Bearer <token>" on its own
+                forms.add(word)
+    return sorted(forms, key=len, reverse=True)
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` with URLs redacted (`redact_url`), header values quoted by the HTTP stack hidden,
+    and every known secret in `secrets` (values of 3 or more characters, also in their
+    escaped `repr` forms) replaced by `***`."""
+    return _redact(text, secret_forms(secrets))
+
+
+def _redact(text: str, forms: Iterable[str]) -> str:
+    for form in forms:
+        if form in text:
+            text = text.replace(form, MASK)
+    if "://" in text:
+        text = _URL.sub(lambda match: redact_url(match.group(0)), text)
+    if "Illegal header" in text:
+        text = _QUOTED_HEADER.sub(lambda match: match.group(1) + MASK, text)
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """Redacts URLs with credentials, quoted header values and known secrets in the records
+    it sees (message, arguments and exception text); never drops a record.
+
+    Attach it to your own handlers too: `handler.addFilter(RedactingFilter(secrets))`."""
+
+    def __init__(self, secrets: Iterable[str] = (), *, loggers: Iterable[str] | None = None) -> None:
+        super().__init__()
+        self._secrets: set[str] = set()
+        self._forms: list[str] = []
+        self._lock = threading.Lock()
+        self._roots = tuple(loggers) if loggers is not None else None
+        self.add_secrets(secrets)
+
+    @property
+    def secrets(self) -> frozenset[str]:
+        """The values hidden so far."""
+        return frozenset(self._secrets)
+
+    def add_secrets(self, secrets: Iterable[str]) -> None:
+        """Also hide these values from now on (e.g. the static headers of a new bridge)."""
+        with self._lock:
+            new = {s for s in secrets if isinstance(s, str)} - self._secrets
+            if new:
+                self._secrets |= new
+                self._forms = secret_forms(self._secrets)
+
+    def applies_to(self, name: str) -> bool:
+        """Whether records of logger `name` are redacted (every logger unless `loggers` was given)."""
+        if self._roots is None:
+            return True
+        root = name.partition(".")[0]
+        return root in self._roots or root.startswith("mcpbridge_")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.applies_to(record.name):
+            redact_record(record, self._forms)
+        return True
+
+
+def redact_record(record: logging.LogRecord, forms: Iterable[str]) -> None:
+    """Rewrite `record` in place so no handler or formatter can print a secret from it."""
+    forms = list(forms)
+    try:
+        message = record.getMessage()
+    except Exception:  # a record whose arguments do not fit its format: leave it to logging
+        return
+    redacted = _redact(message, forms)
+    if redacted != message:
+        record.msg, record.args = redacted, ()
+    if record.exc_info and not record.exc_text:
+        record.exc_text = _redact(logging.Formatter().formatException(record.exc_info), forms)
+    elif record.exc_text:
+        record.exc_text = _redact(record.exc_text, forms)
+
+
+_installed: RedactingFilter | None = None
+_install_lock = threading.Lock()
+
+
+def install_log_redaction(secrets: Iterable[str] = ()) -> RedactingFilter:
+    """Redact every record of the `LOGGERS` from now on, in this process; add `secrets` to
+    the values hidden. Idempotent: the first call installs, later calls only add secrets.
+
+    Works at record creation (a wrapped log record factory), so it covers child loggers
+    created later and every handler, including ones the application adds afterwards."""
+    global _installed
+    with _install_lock:
+        if _installed is None:
+            installed = RedactingFilter(loggers=LOGGERS)
+            previous = logging.getLogRecordFactory()
+
+            def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+                record = previous(*args, **kwargs)
+                installed.filter(record)
+                return record
+
+            logging.setLogRecordFactory(factory)
+            _installed = installed
+        _installed.add_secrets(secrets)
+        return _installed
