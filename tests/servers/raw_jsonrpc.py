@@ -23,6 +23,11 @@ TOOLS = [
 ]
 
 
+DECLARED: set[str] = set()
+"""Client capabilities declared at `initialize`: `ask` is offered only to clients that said
+they do elicitation (as server-everything does). One process serves one stdio session."""
+
+
 def _tool(name: str) -> dict[str, Any]:
     return {"name": name, "inputSchema": {"type": "object"}}
 
@@ -45,6 +50,7 @@ def handle(message: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": text}}]
 
     if method == "initialize":
+        DECLARED.update((params.get("capabilities") or {}).keys())
         return result(
             {
                 "protocolVersion": "2025-11-25",
@@ -53,7 +59,8 @@ def handle(message: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     if method == "tools/list":
-        return result({"tools": [_tool(name) for name in TOOLS]})
+        offered = [*TOOLS, *(["ask"] if "elicitation" in DECLARED else [])]
+        return result({"tools": [_tool(name) for name in offered]})
     if method != "tools/call":
         return error(-32601, f"Method not found: {method}")
     name, args = params.get("name"), params.get("arguments") or {}

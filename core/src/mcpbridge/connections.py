@@ -19,6 +19,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import anyio
@@ -49,8 +50,9 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _CAPABILITY_HINT = (
-    ". Plugins declare client capabilities: install and enable mcpbridge-elicitation "
-    "to answer elicitation (see `mcpbridge plugins`)"
+    ". No installed plugin declared that capability for this server: a legacy-protocol server asks "
+    "mid-call, where an agent cannot pause, so it needs an answer function (for elicitation, "
+    "`on_elicitation` in [plugins.elicitation]); see `mcpbridge plugins`"
 )
 
 _MAX_TOOL_PAGES = 1000
@@ -64,6 +66,17 @@ _TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     BaseExceptionGroup,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class ModernOnly:
+    """A client option (from `mcpbridge_client_options`) that only answers servers on the
+    modern protocol, e.g. an elicitation callback that has no way to answer a legacy
+    server's mid-call question. It is offered to modern servers only, so a legacy server is
+    never told the client can do what it cannot: in `auto` mode, a server that turns out to
+    be legacy is reconnected (once) without it."""
+
+    value: Any
 
 
 class _SessionGone(Exception):
@@ -97,8 +110,12 @@ class Connection:
         self.max_argument_bytes = max_argument_bytes
         self.max_result_bytes = max_result_bytes
         self.tools_stale = False
-        self._client_options = dict(client_options)
-        self._message_handler = self._client_options.pop("message_handler", None)
+        options = dict(client_options)
+        self._message_handler = options.pop("message_handler", None)
+        self._modern_only = {key: value.value for key, value in options.items() if isinstance(value, ModernOnly)}
+        self._client_options = {key: value for key, value in options.items() if not isinstance(value, ModernOnly)}
+        self._mode = config.client_mode
+        """`auto` becomes `legacy` once a server is found to be legacy and a client option is modern-only."""
         self._open: _Open | None = None
         self._tools: list[Tool] = []
         self._stop: asyncio.Event | None = None
@@ -291,16 +308,13 @@ class Connection:
         link = Link()
         try:
             async with AsyncExitStack() as stack:
-                client = await stack.enter_async_context(
-                    Client(
-                        await open_transport(
-                            self.name, self.config, stack, link, max_result_bytes=self.max_result_bytes
-                        ),
-                        mode=self.config.client_mode,
-                        message_handler=self._on_message,
-                        **self._client_options,
-                    )
-                )
+                client = await self._open_client(stack, link)
+                if self._mode == "auto" and self._modern_only and not _modern(client):
+                    # Declared capabilities cannot be taken back: start over, honestly.
+                    self._mode = "legacy"
+                    await stack.aclose()
+                    link = Link()
+                    client = await self._open_client(stack, link)
                 self._tools = await _list_all(client.session)
                 self.tools_stale = False
                 current = _Open(client.session, link)
@@ -327,6 +341,14 @@ class Connection:
                 ready.set_exception(ServerConnectionError(self.name, reason, sent=False))
             else:
                 logger.debug("mcpbridge: closing server %r: %s", self.name, describe(exc))
+
+    async def _open_client(self, stack: AsyncExitStack, link: Link) -> Client:
+        target = await open_transport(self.name, self.config, stack, link, max_result_bytes=self.max_result_bytes)
+        options = self._client_options if self._mode == "legacy" else {**self._client_options, **self._modern_only}
+        client: Client = await stack.enter_async_context(
+            Client(target, mode=self._mode, message_handler=self._on_message, **options)
+        )
+        return client
 
     async def _watch_tools(self, client: Client) -> None:
         """Modern servers announce tool changes on a `subscriptions/listen` stream (legacy

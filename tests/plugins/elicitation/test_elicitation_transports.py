@@ -73,7 +73,7 @@ async def test_legacy_question_without_on_elicitation_fails_clearly() -> None:
     ) as bridge:
         message = await bridge.call_tool("shop", "book", {"room": "green"})
     assert message.status == "error"
-    assert "set `on_elicitation`" in message.content[0]["text"]
+    assert "`on_elicitation` in [plugins.elicitation]" in message.content[0]["text"]
     assert EFFECTS == []
 
 

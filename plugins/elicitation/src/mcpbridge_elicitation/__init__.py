@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcpbridge import ConfigError, PluginConfig, ServerConfig, ToolCallInterceptor, hookimpl
+from mcpbridge import ConfigError, ModernOnly, PluginConfig, ServerConfig, ToolCallInterceptor, hookimpl
 from mcpbridge_elicitation.answers import PAYLOAD_TYPE, create_elicitation_resume
 from mcpbridge_elicitation.interceptor import ARTIFACT_TYPE, ElicitationInterceptor
 from mcpbridge_elicitation.legacy import elicitation_callback
@@ -49,4 +49,7 @@ def mcpbridge_client_options(server_name: str, server: ServerConfig, config: Plu
     settings = config.parse(NAME, Settings)
     if not settings.enabled_for(server_name):
         return None
-    return {"elicitation_callback": elicitation_callback(server_name, settings.on_elicitation)}
+    callback = elicitation_callback(server_name, settings.on_elicitation)
+    # Without `on_elicitation`, only modern servers can be answered (through an interrupt):
+    # a legacy server must not be told this client does elicitation.
+    return {"elicitation_callback": callback if settings.on_elicitation else ModernOnly(callback)}

@@ -23,8 +23,7 @@ def elicitation_callback(server: str, on_elicitation: Callable[..., Any] | None)
                 code=INVALID_REQUEST,
                 message=(
                     f"mcpbridge: server {server!r} asked for user input over the legacy protocol, where the agent "
-                    "cannot pause: set `on_elicitation` in [plugins.elicitation] to answer such questions, or "
-                    'connect with mode = "modern"'
+                    "cannot pause: set `on_elicitation` in [plugins.elicitation] to answer such questions"
                 ),
             )
         try:
