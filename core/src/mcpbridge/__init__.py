@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcpbridge.bridge import MCPBridge
     from mcpbridge.config import ServerConfig, Settings, load_settings
+    from mcpbridge.connections import ModernOnly
     from mcpbridge.errors import (
         ConfigError,
         InvalidHeader,
@@ -42,6 +43,7 @@ _HOMES = {
     "ServerConfig": "config",
     "Settings": "config",
     "load_settings": "config",
+    "ModernOnly": "connections",
     "ConfigError": "errors",
     "InvalidHeader": "errors",
     "InvalidToolArguments": "errors",
@@ -78,6 +80,7 @@ __all__ = [
     "MCPBridgeError",
     "MCPTool",
     "MCPToolError",
+    "ModernOnly",
     "PluginConfig",
     "PluginError",
     "RedactingFilter",
