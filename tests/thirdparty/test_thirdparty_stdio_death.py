@@ -1,0 +1,76 @@
+"""Stdio servers that die (issue 13 point 2): killed while idle, the bridge notices at once
+(`connected` turns False) and the next call opens a new session and succeeds; a call in
+flight when the server dies fails fast with a clear error, not after its timeout."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mcpbridge import MCPBridge, ServerConnectionError
+
+from .conftest import CURRENT, LEGACY, kill, stdio_pid
+from .support import eventually, invoke, structured, text
+
+
+async def killed_while_idle(
+    config: dict[str, Any], marker: str, first: tuple[str, dict[str, Any]], then: tuple[str, dict[str, Any]]
+) -> Any:
+    """Call `first`, kill the server, wait for the bridge to notice, call `then`."""
+    async with MCPBridge({"server": config}, plugins=[], timeout=10) as bridge:
+        connection = bridge.connections["server"]
+        before = await invoke(bridge, *first)
+        assert before.status == "success", text(before)
+        assert connection.connected
+        kill(stdio_pid(marker))
+        assert await eventually(lambda: not connection.connected, within=1.0), (
+            "the bridge did not notice within 1 s that the server process exited"
+        )
+        started = time.monotonic()
+        after = await invoke(bridge, *then, id="call-2")
+        assert after.status == "success", text(after)
+        assert time.monotonic() - started < 5
+        assert connection.connected
+        return after
+
+
+async def test_memory_killed_while_idle(memory: dict[str, Any]) -> None:
+    ada = {"entities": [{"name": "Ada", "entityType": "person", "observations": []}]}
+    graph = await killed_while_idle(memory, "server-memory", ("create_entities", ada), ("read_graph", {}))
+    # the graph lives in a file, so the new process answers from the same graph
+    assert [entity["name"] for entity in structured(graph)["entities"]] == ["Ada"]
+
+
+@pytest.mark.parametrize("version", [CURRENT, LEGACY])
+async def test_time_killed_while_idle(time_server: Callable[[str], dict[str, Any]], version: str) -> None:
+    config = time_server(version)
+    utc = ("get_current_time", {"timezone": "Etc/UTC"})
+    now = await killed_while_idle(config, config["command"], utc, utc)
+    assert '"timezone": "Etc/UTC"' in text(now)
+
+
+async def test_in_flight_call_fails_fast_when_the_server_dies(everything_stdio: dict[str, Any]) -> None:
+    async with MCPBridge({"ev": everything_stdio}, plugins=[], timeout=30) as bridge:
+        connection = bridge.connections["ev"]
+        pending = asyncio.ensure_future(invoke(bridge, "trigger-long-running-operation", {"duration": 20, "steps": 20}))
+        await asyncio.sleep(0.5)
+        assert not pending.done()
+        kill(stdio_pid("server-everything"))
+        started = time.monotonic()
+        try:
+            failed = await asyncio.wait_for(pending, timeout=5)
+        except ServerConnectionError as exc:
+            message = str(exc)
+        else:
+            assert failed.status == "error"
+            message = text(failed)
+        assert time.monotonic() - started < 2
+        assert "'ev'" in message
+        assert "closed" in message or "exit" in message, message
+        assert await eventually(lambda: not connection.connected, within=1.0)
+        echo = await invoke(bridge, "echo", {"message": "again"})
+        assert text(echo) == "Echo: again"
