@@ -46,6 +46,8 @@ from typing import Any
 
 import pytest
 
+from mcpbridge.config import PluginsConfig, Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "plugins").glob("*.md"))]
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
@@ -54,8 +56,8 @@ FILE_HEADER = re.compile(r"# file: (\S+)\n")
 """A python block starting `# file: myapp/answers.py` is written there (in the page's working
 directory, which is on sys.path) instead of being run: later blocks and config can import it."""
 ALONE = re.compile(r"<!--\s*docs-test:\s*own-process\s*\((.+)\)\s*-->")
-SETTINGS_KEYS = {"servers", "tool_name_prefix", "timeout", "on_server_error", "handle_transport_errors", "plugins"}
-PLUGINS_KEYS = {"autoload", "enabled", "disabled", "order", "strict"}
+SETTINGS_KEYS = set(Settings.model_fields) - {"source"}
+PLUGINS_KEYS = set(PluginsConfig.model_fields)
 EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*/src"))
 STAND_IN_URL = "http://127.0.0.1:9/mcp"  # validation only: never connected to
 
