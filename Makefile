@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PLUGINS := $(filter-out plugins/_template,$(wildcard plugins/*))
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint install clean
+.PHONY: demo test bench lint install clean thirdparty
 
 $(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-dev.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,8 +18,13 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mcpbridge demo $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) thirdparty
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Real third-party MCP servers for tests/thirdparty (needs node; skipped with a note without it).
+thirdparty:
+	@if command -v npm >/dev/null; then bash tests/thirdparty/install.sh; \
+	else echo "npm not found: the tests/thirdparty tier will be skipped"; fi
 
 bench: $(STAMP)
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
