@@ -9,7 +9,6 @@ from collections.abc import Coroutine, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from jsonschema import Draft202012Validator
 from langchain_core.messages import ToolMessage
 from mcp.types import Tool
 
@@ -18,6 +17,7 @@ from mcpbridge.connections import Connection
 from mcpbridge.errors import ConfigError, ServerConnectionError
 from mcpbridge.pipeline import ToolCallInterceptor, compose
 from mcpbridge.plugins import PluginHost
+from mcpbridge.schemas import server_schema_validator
 from mcpbridge.threadloop import LoopThread, run_on
 from mcpbridge.tools import MCPTool, ToolBinding, make_submit
 
@@ -193,7 +193,7 @@ class MCPBridge:
             server=server,
             mcp_tool=mcp_tool,
             handler=compose(self.interceptors, connection.call_tool),
-            validator=Draft202012Validator(mcp_tool.input_schema),
+            validator=server_schema_validator(mcp_tool.input_schema, server=server, tool=mcp_tool.name),
             handles_transport_errors=self.settings.handles_transport_errors(server),
             submit=self._submit,
             run_sync=self._run_sync,

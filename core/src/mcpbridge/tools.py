@@ -26,7 +26,7 @@ from mcpbridge.callbacks import nobody_listens
 from mcpbridge.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolTimeoutError
 from mcpbridge.pipeline import ToolCallHandler, ToolCallRequest
 from mcpbridge.results import result_text, to_artifact, to_content_blocks
-from mcpbridge.schemas import schema_problems
+from mcpbridge.schemas import schema_problems, wire_problems
 
 ELICITATION_HINT = (
     "asked for user input (elicitation), and no installed plugin answers it: "
@@ -146,7 +146,9 @@ class MCPTool(BaseTool):
 
     async def _call(self, arguments: dict[str, Any], runtime: Any, tool_call_id: str | None) -> Any:
         binding = self._binding
-        problem = schema_problems(binding.validator, arguments)
+        # Arguments that cannot travel as UTF-8 JSON would break the transport for every
+        # caller sharing the session: they are invalid arguments, like a schema mismatch.
+        problem = wire_problems(arguments) or schema_problems(binding.validator, arguments)
         if problem is not None:
             return self._fail(
                 InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}"), tool_call_id, []

@@ -19,8 +19,9 @@ def needs_approval(settings: Settings, request: ToolCallRequest) -> bool:
         if verdict is not None:
             return bool(verdict)
     for rule in settings.rules:
-        if rule.matches(request):
-            return rule.approval == "require"
+        decided = rule.decide(request)
+        if decided is not None:
+            return decided == "require"
     return declares_destructive(request.tool, require_unannotated=settings.require_unannotated)
 
 

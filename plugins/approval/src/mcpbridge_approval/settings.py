@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
@@ -10,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ImportString, JsonValue, field_validator, model_validator
 
 from mcpbridge import ToolCallRequest
+from mcpbridge_approval.arguments import Verdict, compare_verdict, glob_verdict, regex_verdict
 
 DecisionType = Literal["approve", "edit", "reject", "respond"]
 DECISION_TYPES: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
@@ -23,7 +25,13 @@ _TESTS = ("glob", "regex", "above", "below", "equals")
 
 
 class ArgumentCondition(BaseModel):
-    """One test on a top-level argument; a call without that argument never matches."""
+    """One test on a top-level argument; a call without that argument never matches.
+
+    `glob`: `*` and `?` never cross `/`, `**` matches any depth; a value with a `..` segment
+    (or a NUL) is suspect. `above` / `below`: NaN, infinities and non-numbers are suspect.
+    `glob` / `regex` on a non-string are suspect. A suspect value makes its rule require
+    approval (see `Rule.decide`).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -55,23 +63,30 @@ class ArgumentCondition(BaseModel):
         except re.error as exc:
             raise ValueError(f"{value!r} is not a valid regular expression: {exc}") from None
 
-    def matches(self, arguments: Mapping[str, Any]) -> bool:
+    @field_validator("above", "below")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"must be a finite number, not {value}")
+        return value
+
+    def verdict(self, arguments: Mapping[str, Any]) -> Verdict:
         if self.argument not in arguments:
-            return False
+            return Verdict.NO_MATCH
         value = arguments[self.argument]
         if self.glob is not None:
-            return isinstance(value, str) and fnmatchcase(value, self.glob)
+            return glob_verdict(self.glob, value)
         if self.regex is not None:
-            return isinstance(value, str) and self.regex.search(value) is not None
+            return regex_verdict(self.regex, value)
         if self.above is not None:
-            return _is_number(value) and value > self.above
+            return compare_verdict(value, above=self.above)
         if self.below is not None:
-            return _is_number(value) and value < self.below
-        return bool(value == self.equals)
+            return compare_verdict(value, below=self.below)
+        return Verdict.MATCH if value == self.equals else Verdict.NO_MATCH
 
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    def matches(self, arguments: Mapping[str, Any]) -> bool:
+        """True when the test holds; a suspect value counts as holding (see `Rule.decide`)."""
+        return self.verdict(arguments) is not Verdict.NO_MATCH
 
 
 class Rule(BaseModel):
@@ -87,12 +102,22 @@ class Rule(BaseModel):
     when: list[ArgumentCondition] = Field(default_factory=list)
     """Argument conditions that must all hold."""
 
+    def decide(self, request: ToolCallRequest) -> Literal["require", "waive"] | None:
+        """This rule's answer for `request`, or None when it does not select it.
+
+        When every condition holds but some value was suspect (a `..` path, NaN, a
+        non-number, ...), the answer is "require", even for a waive rule: odd values never
+        waive approval.
+        """
+        if not (fnmatchcase(request.server_name, self.server) and fnmatchcase(request.name, self.tool)):
+            return None
+        verdicts = [condition.verdict(request.args) for condition in self.when]
+        if Verdict.NO_MATCH in verdicts:
+            return None
+        return "require" if Verdict.SUSPECT in verdicts else self.approval
+
     def matches(self, request: ToolCallRequest) -> bool:
-        return (
-            fnmatchcase(request.server_name, self.server)
-            and fnmatchcase(request.name, self.tool)
-            and all(condition.matches(request.args) for condition in self.when)
-        )
+        return self.decide(request) is not None
 
 
 class Settings(BaseModel):

@@ -1,0 +1,112 @@
+"""Argument tests that odd values cannot fool: a path matcher where `*` stays inside one
+directory and `..` is never waived, and numbers that refuse NaN and infinities.
+
+Each test answers `MATCH`, `NO_MATCH` or `SUSPECT`. `SUSPECT` means the value is of a kind the
+test cannot judge honestly (a path with a `..` segment, a non-string for a text test, NaN, an
+infinity or a non-number for a number test); a rule whose other conditions hold then
+*requires* approval, whatever its `approval` says.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import posixpath
+import re
+from functools import lru_cache
+from typing import Any
+
+
+class Verdict(enum.Enum):
+    MATCH = "match"
+    NO_MATCH = "no match"
+    SUSPECT = "suspect"
+
+
+def _segments(text: str) -> list[str]:
+    return re.split(r"[/\\]", text)
+
+
+def is_suspect_path(text: str) -> bool:
+    """A `..` segment (split on `/` and `\\`, so a Windows server is covered too) or a NUL.
+
+    `..` is refused rather than normalised away: `/tmp/link/..` is not `/tmp` when `link` is
+    a symbolic link, and only the server knows its file system.
+    """
+    return "\x00" in text or ".." in _segments(text)
+
+
+@lru_cache(maxsize=256)
+def compile_glob(glob: str) -> re.Pattern[str]:
+    """`glob` as an anchored regular expression: `**` matches anything (any depth), `*` and
+    `?` never match `/`, `[abc]` / `[!abc]` are character classes (never matching `/`)."""
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        char = glob[i]
+        if char == "*":
+            if glob.startswith("**", i):
+                out.append(".*")
+                i += 2
+                continue
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            end = glob.find("]", i + 2 if glob.startswith("[!", i) else i + 1)
+            if end == -1:
+                out.append(re.escape(char))
+            else:
+                body = glob[i + 1 : end]
+                negate = body.startswith("!")
+                body = body[1:] if negate else body
+                escaped = "".join("\\" + c if c in "\\^]" else c for c in body)
+                out.append(f"[^/{escaped}]" if negate else f"(?![/])[{escaped}]")
+                i = end + 1
+                continue
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def glob_verdict(glob: str, value: Any) -> Verdict:
+    """Both sides are normalised with `posixpath.normpath` (`//`, `/./` and a trailing `/`
+    go; sound once `..` is refused), so `/tmp/` is `/tmp`, which `/tmp/*` does not match;
+    `/`, `/.` and `.` are matched only by a glob that names them exactly."""
+    if not isinstance(value, str) or is_suspect_path(value):
+        return Verdict.SUSPECT
+    glob = posixpath.normpath(glob) if glob else glob
+    value = posixpath.normpath(value) if value else value
+    if value in _WHOLE_TREES:  # `/.` is `/`: a `*` that may be empty must not make it "inside /"
+        return Verdict.MATCH if value == glob else Verdict.NO_MATCH
+    return Verdict.MATCH if compile_glob(glob).match(value) else Verdict.NO_MATCH
+
+
+_WHOLE_TREES = frozenset({"/", "//", "."})
+"""The root and the current directory: matched only by a glob naming exactly them."""
+
+
+def regex_verdict(pattern: re.Pattern[str], value: Any) -> Verdict:
+    if not isinstance(value, str):
+        return Verdict.SUSPECT
+    return Verdict.MATCH if pattern.search(value) is not None else Verdict.NO_MATCH
+
+
+def number(value: Any) -> int | float | None:
+    """`value` as a finite number, or None (NaN, ±infinity, bool, anything not a number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def compare_verdict(value: Any, *, above: float | None = None, below: float | None = None) -> Verdict:
+    checked = number(value)
+    if checked is None:
+        return Verdict.SUSPECT
+    if above is not None:
+        return Verdict.MATCH if checked > above else Verdict.NO_MATCH
+    assert below is not None
+    return Verdict.MATCH if checked < below else Verdict.NO_MATCH

@@ -1,0 +1,241 @@
+"""Schemas from servers: never resolved outside themselves, and patterns that cannot stall
+the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import ToolMessage
+
+from mcpbridge import MCPBridge
+from mcpbridge.schemas import PATTERN_BUDGET_MS, schema_problems, server_schema_validator
+from tests.conftest import serving, stdio_config
+from tests.security import hostile_servers
+from tests.security.listeners import Listener, listening
+
+CALL_LIMIT_S = 10
+
+
+@pytest.fixture
+def recorder() -> Iterator[Listener]:
+    with listening(answer=True) as listener:
+        yield listener
+
+
+@pytest.fixture
+def silent() -> Iterator[Listener]:
+    with listening(answer=False) as listener:
+        yield listener
+
+
+@contextlib.asynccontextmanager
+async def hostile_bridge(transport: str, ref_port: int, hang_port: int) -> AsyncIterator[MCPBridge]:
+    if transport == "inprocess":
+        config: dict[str, Any] = {"server": hostile_servers.build(ref_port, hang_port)}
+        async with MCPBridge({"hostile": config}, plugins=[], timeout=CALL_LIMIT_S) as bridge:
+            yield bridge
+    elif transport == "stdio":
+        module = "tests.security.hostile_servers"
+        config = stdio_config(module, args=["-m", module, str(ref_port), str(hang_port)])
+        async with MCPBridge({"hostile": config}, plugins=[], timeout=CALL_LIMIT_S) as bridge:
+            yield bridge
+    else:
+        with serving(hostile_servers.build(ref_port, hang_port).streamable_http_app()) as url:
+            async with MCPBridge({"hostile": {"url": url}}, plugins=[], timeout=CALL_LIMIT_S) as bridge:
+                yield bridge
+
+
+def call(name: str, args: dict[str, Any], id: str = "call-1") -> dict[str, Any]:
+    return {"type": "tool_call", "name": name, "args": args, "id": id}
+
+
+def text(message: ToolMessage) -> str:
+    content = message.content
+    return content if isinstance(content, str) else " ".join(block["text"] for block in content)  # type: ignore[index]
+
+
+class LoopWatch:
+    """The longest the event loop went without running a 1 ms ticker."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _tick(self) -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            self.worst = max(self.worst, now - last - 0.001)
+            last = now
+
+    async def __aenter__(self) -> LoopWatch:
+        self._task = asyncio.create_task(self._tick())
+        await asyncio.sleep(0)
+        return self
+
+    async def settle(self) -> None:
+        """Let the ticker run, so a block that just ended is measured (an invalid call never yields)."""
+        await asyncio.sleep(0.003)
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        await self.settle()
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
+async def test_refs_are_never_fetched_and_nothing_blocks(
+    transport: str, recorder: Listener, silent: Listener, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpbridge.schemas")
+    async with hostile_bridge(transport, recorder.port, silent.port) as bridge:
+        tools = {tool.name: tool for tool in await bridge.list_tools()}
+        await bridge.list_tools()  # a second listing warns no more
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("remote_ref", {"x": {"anything": True}, "n": 1}),
+            ("hanging_ref", {"x": 1, "y": "two"}),
+            ("file_ref", {"x": "root", "n": 3}),
+            ("schema_uri", {"x": [1, 2]}),
+        ]
+        async with LoopWatch() as watch:
+            for name, args in calls:
+                message = await asyncio.wait_for(tools[name].ainvoke(call(name, args)), CALL_LIMIT_S)
+                assert message.status == "success", text(message)
+            wrong = await tools["remote_ref"].ainvoke(call("remote_ref", {"x": 1, "n": "not a number"}))
+        assert wrong.status == "error"
+        assert "n: 'not a number' is not of type 'integer'" in text(wrong)
+    assert recorder.connections == []
+    assert silent.connections == []
+    assert watch.worst < 0.5, f"the loop stalled {watch.worst * 1000:.0f} ms"
+    warned = [r.getMessage() for r in caplog.records if r.name == "mcpbridge.schemas"]
+    for name in ("remote_ref", "hanging_ref", "file_ref", "local_ref", "schema_uri"):
+        assert sum(f"tool {name!r} on server 'hostile'" in line for line in warned) == 1, warned
+    assert any(f"'http://127.0.0.1:{recorder.port}/latest/meta-data/iam'" in line for line in warned)
+
+
+async def test_internal_refs_still_validate_and_missing_ones_count_as_empty(
+    recorder: Listener, silent: Listener
+) -> None:
+    async with hostile_bridge("inprocess", recorder.port, silent.port) as bridge:
+        local = {tool.name: tool for tool in await bridge.list_tools()}["local_ref"]
+        ok = await local.ainvoke(call("local_ref", {"n": 2, "m": "anything"}))
+        bad = await local.ainvoke(call("local_ref", {"n": -1}))
+    assert ok.status == "success"
+    assert bad.status == "error"
+    assert "n: -1 is less than the minimum of 0" in text(bad)
+
+
+def test_a_file_ref_is_never_read(tmp_path: Path) -> None:
+    target = tmp_path / "integer.json"
+    target.write_text('{"type": "integer"}')
+    schema = {"type": "object", "properties": {"x": {"$ref": target.as_uri()}}}
+    assert schema_problems(server_schema_validator(schema), {"x": "not an integer"}) is None
+
+
+def test_long_refs_are_shortened_in_the_warning(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpbridge.schemas")
+    ref = "http://127.0.0.1:9/" + "a" * 5000 + "\nINJECTED"
+    server_schema_validator({"properties": {"x": {"$ref": ref}}}, server="s", tool="t")
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert len(line) < 400
+    assert "\n" not in line
+    assert "INJECTED" not in line
+
+
+def test_schemas_checked_per_call_never_fetch_either(recorder: Listener, caplog: pytest.LogCaptureFixture) -> None:
+    """Elicitation requested schemas and approval edits go through `schema_problems` with a raw schema."""
+    schema = {
+        "type": "object",
+        "properties": {"x": {"$ref": f"http://127.0.0.1:{recorder.port}/x"}, "n": {"type": "integer"}},
+    }
+    assert schema_problems(schema, {"x": 1, "n": 2}) is None
+    assert schema_problems(schema, {"n": "two"}) == "n: 'two' is not of type 'integer'"
+    assert recorder.connections == []
+    assert caplog.records == []  # tools warn once when built; per-call schemas do not log
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "stdio"])
+async def test_catastrophic_patterns_cost_the_loop_milliseconds(
+    transport: str, recorder: Listener, silent: Listener
+) -> None:
+    async with hostile_bridge(transport, recorder.port, silent.port) as bridge:
+        tool = {tool.name: tool for tool in await bridge.list_tools()}["catastrophic"]
+        fine = await tool.ainvoke(call("catastrophic", {"text": "aaa", "text2": "aaaa", "aaa": 1, "other": "x"}))
+        assert fine.status == "success", text(fine)
+        hostile: list[dict[str, Any]] = [
+            {"text2": "a" * 40 + "!"},
+            {"a" * 40 + "!": 1},
+            {"text": "a" * 28 + "!"},
+        ]
+        messages = []
+        async with LoopWatch() as watch:
+            for args in hostile:
+                messages.append(await tool.ainvoke(call("catastrophic", args)))
+                await watch.settle()
+    assert [m.status for m in messages] == ["error"] * 3
+    assert f"could not be checked against pattern '^(a|a)*$' within {PATTERN_BUDGET_MS:g} ms" in text(messages[0])
+    assert "could not be checked" in text(messages[1])
+    assert "does not match '^(a+)+$'" in text(messages[2])  # the regex engine needs no time limit for this one
+    print(f"worst loop block with hostile patterns ({transport}): {watch.worst * 1000:.1f} ms")
+    assert watch.worst < 0.1, f"the loop stalled {watch.worst * 1000:.0f} ms"
+
+
+@pytest.mark.parametrize(
+    "pattern", ["((b{100}){100}){100}", "(((b{100}){100}){100}){100}", "b{100000}", "x" * 100_000, r"\p{L}{9}{9}{9}"]
+)
+async def test_a_pattern_too_heavy_to_compile_is_never_compiled(pattern: str) -> None:
+    """The regex engine unrolls counted repeats holding the GIL (the 4-level one exhausts memory)."""
+    async with LoopWatch() as watch:
+        started = time.perf_counter()
+        validator = server_schema_validator({"properties": {"x": {"pattern": pattern}}})
+        problem = schema_problems(validator, {"x": "b"})
+        took = time.perf_counter() - started
+        await asyncio.sleep(0.005)
+    assert problem is not None
+    assert "could not be checked" in problem
+    assert took < 0.1, took
+    assert watch.worst < 0.1, watch.worst
+
+
+def test_a_timeout_is_invalid_even_under_not_or_anyof() -> None:
+    evil = {"type": "string", "pattern": hostile_servers.CATASTROPHIC_KEYS}
+    for wrapped in ({"not": evil}, {"anyOf": [evil, {"type": "integer"}]}):
+        problem = schema_problems({"properties": {"x": wrapped}}, {"x": "a" * 40 + "!"})
+        assert problem is not None
+        assert "could not be checked" in problem
+
+
+def test_additional_and_unevaluated_properties_use_the_limited_engine() -> None:
+    keys = hostile_servers.CATASTROPHIC_KEYS
+    for schema in (
+        {"patternProperties": {keys: {}}, "additionalProperties": False},
+        {"patternProperties": {keys: {}}, "unevaluatedProperties": False},
+    ):
+        started = time.perf_counter()
+        problem = schema_problems(schema, {"a" * 40 + "!": 1})
+        assert time.perf_counter() - started < 0.1
+        assert problem is not None
+        assert "could not be checked" in problem
+        assert schema_problems(schema, {"aaa": 1}) is None
+        assert schema_problems(schema, {"b": 1}) is not None
+
+
+def test_an_invalid_pattern_is_ignored() -> None:
+    assert schema_problems({"properties": {"x": {"pattern": "(unclosed"}}}, {"x": "anything"}) is None
+    assert schema_problems({"properties": {"x": {"pattern": 5}}}, {"x": "anything"}) is None
+
+
+def test_stdio_server_module_runs() -> None:
+    assert stdio_config("tests.security.hostile_servers")["args"][-1] == "tests.security.hostile_servers"
+    assert sys.executable
