@@ -17,6 +17,7 @@ from mcpbridge.connections import Connection
 from mcpbridge.errors import ConfigError, ServerConnectionError
 from mcpbridge.pipeline import ToolCallInterceptor, compose
 from mcpbridge.plugins import PluginHost
+from mcpbridge.redaction import install_log_redaction
 from mcpbridge.schemas import server_schema_validator
 from mcpbridge.threadloop import LoopThread, run_on
 from mcpbridge.tools import MCPTool, ToolBinding, make_submit
@@ -55,6 +56,7 @@ class MCPBridge:
             handle_transport_errors=handle_transport_errors,
             plugin_settings=plugin_settings,
         )
+        install_log_redaction(self.settings.secret_values())
         self.plugins = PluginHost(self.settings, plugins)
         self.plugins.configure()
         self.interceptors = self.plugins.interceptors(interceptors)
@@ -64,6 +66,8 @@ class MCPBridge:
                 server,
                 timeout=self.settings.server_timeout(name),
                 client_options=self.plugins.client_options(name, server),
+                max_argument_bytes=self.settings.server_max_argument_bytes(name),
+                max_result_bytes=self.settings.server_max_result_bytes(name),
             )
             for name, server in self.settings.servers.items()
         }
