@@ -16,7 +16,8 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge
-from mcpbridge.schemas import PATTERN_BUDGET_MS, schema_problems, server_schema_validator
+from mcpbridge.patterns import PATTERN_BUDGET_MS
+from mcpbridge.schemas import schema_problems, server_schema_validator
 from tests.conftest import serving, stdio_config
 from tests.security import hostile_servers
 from tests.security.listeners import Listener, listening

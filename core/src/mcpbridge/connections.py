@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
@@ -45,6 +44,7 @@ from mcpbridge.errors import ConfigError, InvalidToolArguments, ServerConnection
 from mcpbridge.httpfields import check_headers
 from mcpbridge.pipeline import ToolCallRequest
 from mcpbridge.transports import Link, call_headers, open_transport
+from mcpbridge.wire import wire_size
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -185,7 +185,7 @@ class Connection:
                 )
             check_headers(self.name, request.headers)
         if self.max_argument_bytes is not None:
-            size = argument_size(request.args)
+            size = wire_size(request.args)
             if size > self.max_argument_bytes:
                 raise InvalidToolArguments(
                     f"the arguments of {request.name!r} are {size} bytes, over max_argument_bytes="
@@ -418,11 +418,6 @@ def _progress_reporter(request: ToolCallRequest) -> Any:
         context.run(request.notify, "progress", progress=progress, total=total, message=message)
 
     return report
-
-
-def argument_size(args: Mapping[str, Any]) -> int:
-    """The size of `args` as JSON on the wire (an upper bound: no spaces are sent)."""
-    return len(json.dumps(args, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "replace"))
 
 
 def _first_problem(exc: ValidationError) -> str:

@@ -26,7 +26,8 @@ from mcpbridge.callbacks import nobody_listens
 from mcpbridge.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolTimeoutError
 from mcpbridge.pipeline import ToolCallHandler, ToolCallRequest
 from mcpbridge.results import result_text, to_artifact, to_content_blocks
-from mcpbridge.schemas import schema_problems, wire_problems
+from mcpbridge.schemas import schema_problems
+from mcpbridge.wire import wire_problems
 
 ELICITATION_HINT = (
     "asked for user input (elicitation), and no installed plugin answers it: "
