@@ -101,7 +101,7 @@ def build() -> MCPServer:
     async def count(n: int, ctx: Context) -> str:
         """Report progress n times, then answer."""
         for step in range(1, n + 1):
-            await ctx.report_progress(step, n)
+            await ctx.report_progress(step, n, f"step {step}")
         return "counted"
 
     @server.tool()

@@ -30,4 +30,3 @@ async def test_a_legacy_server_is_offered_elicitation_only_when_it_is_answered(
         names = {tool.name for tool in await bridge.list_tools()}
         assert ("ask" in names) is offered
         assert (await bridge.call_tool("legacy", "echo", {"text": "hi"})).status == "success"
-

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import MCPServer
 from opentelemetry import trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -71,18 +71,8 @@ def metric_reader() -> tuple[MeterProvider, InMemoryMetricReader]:
 
 
 def build_server() -> MCPServer:
-    """The shared test server (`echo`, `divide` failing on 0, `slow`, ...) plus `count`,
-    which reports progress."""
-    server = basic.build()
-
-    async def count(steps: int, ctx: Context) -> str:
-        """Report progress `steps` times."""
-        for step in range(1, steps + 1):
-            await ctx.report_progress(step, steps, f"step {step}")
-        return "counted"
-
-    server.add_tool(count)
-    return server
+    """The shared test server (`echo`, `divide` failing on 0, `slow`, `count` reporting progress, ...)."""
+    return basic.build()
 
 
 @pytest.fixture(scope="module")

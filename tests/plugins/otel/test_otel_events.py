@@ -43,7 +43,7 @@ async def test_observer_events_and_mcp_progress_become_span_events(telemetry: Te
         {"calc": {"server": build_server()}}, plugins=[mcpbridge_otel], interceptors=[report_like_plugins]
     ) as bridge:
         count = next(t for t in await bridge.list_tools() if t.name == "count")
-        await count.ainvoke({"steps": 3})
+        await count.ainvoke({"n": 3})
     events = [(e.name, dict(e.attributes or {})) for e in telemetry.one("execute_tool count").events]
     assert events[:5] == [
         ("cache.miss", {"key": "k1"}),
