@@ -20,6 +20,7 @@ TOOLS = [
     "result_not_object",  # "result": 5
     "progress",  # two progress notifications, then "done"
     "slow",  # answers after {"seconds": ...}
+    "reply",  # answers with {"result": ...} exactly as given: any JSON, valid MCP or not
 ]
 
 
@@ -83,6 +84,8 @@ def handle(message: dict[str, Any]) -> list[dict[str, Any]]:
             for p in (1, 2)
         ]
         return [*notes, *result(_text("done"))]
+    if name == "reply":
+        return result(args.get("result"))
     if name == "slow":
         time.sleep(float(args.get("seconds", 1)))
         return result(_text("done"))
