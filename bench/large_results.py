@@ -1,5 +1,5 @@
-"""Large tool results (1, 4, 16, 50 MB of text) over stdio with mcpbridge's own transport vs
-streamable HTTP, same server code, same mcp Client. Prints the best of a few calls per size and
+"""Large tool results (1, 4, 16, 50 MB of text) through MCPBridge over stdio (its own
+transport) vs streamable HTTP, same server code. Prints the best of a few calls per size and
 the ratio stdio/HTTP; target ≤ 2 at 50 MB. The raw SDK `stdio_client` is timed at 1 and 4 MB
 for comparison (its reader is quadratic: 50 MB takes about a minute)."""
 
@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import TextContent
 
-from mcpbridge.stdio import StdioTransport
+from mcpbridge import MCPBridge
 from tests.servers import noisy_stdio
 
 logging.disable(logging.INFO)
@@ -31,7 +31,7 @@ ARGS = ["-m", "tests.servers.noisy_stdio"]
 
 
 async def best_of(server: Any, sizes: list[int], rounds: dict[int, int]) -> dict[int, float]:
-    """Best seconds per size for one `big` call on one persistent session."""
+    """Best seconds per size for one raw SDK `big` call on one persistent session."""
     times: dict[int, float] = {}
     async with Client(server) as client:
         await client.session.call_tool("big", {"size": MB})  # warm up
@@ -48,12 +48,28 @@ async def best_of(server: Any, sizes: list[int], rounds: dict[int, int]) -> dict
     return times
 
 
+async def bridge_best_of(server: dict[str, Any], sizes: list[int], rounds: dict[int, int]) -> dict[int, float]:
+    """Best seconds per size for one `big` tool call through MCPBridge on its persistent session."""
+    times: dict[int, float] = {}
+    async with MCPBridge({"bench": server}, plugins=[], timeout=600) as bridge:
+        big = {tool.name: tool for tool in await bridge.list_tools()}["big"]
+        await big.ainvoke({"size": MB})  # warm up
+        for size in sizes:
+            best = float("inf")
+            for _ in range(rounds[size]):
+                start = time.perf_counter()
+                blocks = await big.ainvoke({"size": size * MB})
+                best = min(best, time.perf_counter() - start)
+                assert len(blocks[0]["text"]) == size * MB
+            times[size] = best
+    return times
+
+
 async def main(sizes: list[int], devnull: TextIO) -> int:
-    ours = StdioTransport(sys.executable, ARGS, None, str(ROOT), server_name="bench")
-    stdio = await best_of(ours, sizes, ROUNDS)
+    stdio = await bridge_best_of({"command": sys.executable, "args": ARGS, "cwd": str(ROOT)}, sizes, ROUNDS)
     base, http_server, thread = serve_http(noisy_stdio.build().streamable_http_app())
     try:
-        http = await best_of(f"{base}/mcp", sizes, ROUNDS)
+        http = await bridge_best_of({"url": f"{base}/mcp"}, sizes, ROUNDS)
     finally:
         http_server.should_exit = True
         thread.join(timeout=5)
