@@ -46,7 +46,9 @@ def mcpbridge_client_options(server_name: str, server: ServerConfig, config: Plu
 
     Runs once per server when a bridge is built. Return a mapping of `mcp.Client` options
     (e.g. `elicitation_callback`, `logging_callback`, `sampling_callback`,
-    `list_roots_callback`) or None. Two plugins giving the same option is an error.
+    `list_roots_callback`) or None. Two plugins giving the same option is an error. Wrap a
+    value in `mcpbridge.ModernOnly(...)` when it can answer modern-protocol servers only: a
+    legacy server is then never told the client has that capability.
     """
 
 
