@@ -66,7 +66,6 @@ class MCPBridge:
                 server,
                 timeout=self.settings.server_timeout(name),
                 client_options=self.plugins.client_options(name, server),
-                max_argument_bytes=self.settings.server_max_argument_bytes(name),
                 max_result_bytes=self.settings.server_max_result_bytes(name),
             )
             for name, server in self.settings.servers.items()
@@ -199,6 +198,7 @@ class MCPBridge:
             handler=compose(self.interceptors, connection.call_tool),
             validator=server_schema_validator(mcp_tool.input_schema, server=server, tool=mcp_tool.name),
             handles_transport_errors=self.settings.handles_transport_errors(server),
+            max_argument_bytes=self.settings.server_max_argument_bytes(server),
             submit=self._submit,
             run_sync=self._run_sync,
         )

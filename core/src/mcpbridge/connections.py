@@ -40,11 +40,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpbridge.config import ServerConfig
-from mcpbridge.errors import ConfigError, InvalidToolArguments, ServerConnectionError, ToolTimeoutError, describe
+from mcpbridge.errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
 from mcpbridge.httpfields import check_headers
 from mcpbridge.pipeline import ToolCallRequest
 from mcpbridge.transports import Link, call_headers, open_transport
-from mcpbridge.wire import wire_size
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -101,13 +100,11 @@ class Connection:
         *,
         timeout: float,
         client_options: Mapping[str, Any],
-        max_argument_bytes: int | None = None,
         max_result_bytes: int | None = None,
     ) -> None:
         self.name = name
         self.config = config
         self.timeout = timeout
-        self.max_argument_bytes = max_argument_bytes
         self.max_result_bytes = max_result_bytes
         self.tools_stale = False
         options = dict(client_options)
@@ -184,13 +181,6 @@ class Connection:
                     f"so {sorted(request.headers)} cannot be sent: configure headers only for `url` servers"
                 )
             check_headers(self.name, request.headers)
-        if self.max_argument_bytes is not None:
-            size = wire_size(request.args)
-            if size > self.max_argument_bytes:
-                raise InvalidToolArguments(
-                    f"the arguments of {request.name!r} are {size} bytes, over max_argument_bytes="
-                    f"{self.max_argument_bytes} for server {self.name!r}; the server was not called"
-                )
 
     async def aclose(self) -> None:
         """Close the session and wait for the transport (and any subprocess) to end."""

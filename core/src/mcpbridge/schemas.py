@@ -13,6 +13,7 @@ expressions run time-limited (see `mcpbridge.patterns`).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -56,14 +57,10 @@ def _tolerant(keyword: str) -> Any:
     return check
 
 
-_ServerSchemaValidator: Any = validators.extend(
-    Draft202012Validator,
-    {
-        "$ref": _tolerant("$ref"),
-        "$dynamicRef": _tolerant("$dynamicRef"),
-        **PATTERN_KEYWORDS,
-    },
-)
+_REFERENCES = {"$ref": _tolerant("$ref"), "$dynamicRef": _tolerant("$dynamicRef")}
+_ServerSchemaValidator: Any = validators.extend(Draft202012Validator, _REFERENCES)
+_PatternedServerSchemaValidator: Any = validators.extend(Draft202012Validator, {**_REFERENCES, **PATTERN_KEYWORDS})
+"""For schemas with regular expressions: only they pay for the time budget."""
 
 
 def _unresolvable_refs(schema: Mapping[str, Any]) -> tuple[list[Any], set[tuple[int, str]]]:
@@ -144,7 +141,9 @@ def server_schema_validator(
                 named,
             )
         schema = _without(schema, where)
-    validator: Draft202012Validator = _ServerSchemaValidator(dict(schema), registry=_NO_RETRIEVAL)
+    patterned = "pattern" in json.dumps(schema, default=str)  # over-inclusive, and cheap: once per tool
+    kind = _PatternedServerSchemaValidator if patterned else _ServerSchemaValidator
+    validator: Draft202012Validator = kind(dict(schema), registry=_NO_RETRIEVAL)
     return validator
 
 
@@ -152,11 +151,14 @@ def schema_problems(schema: Mapping[str, Any] | Draft202012Validator, value: Any
     """Where `value` breaks `schema` (a schema, or a validator compiled once by
     `server_schema_validator`), or None when it fits."""
     validator = server_schema_validator(schema) if isinstance(schema, Mapping) else schema
+    if not isinstance(validator, _PatternedServerSchemaValidator):
+        return "; ".join(sorted(_described(validator.iter_errors(value)))) or None
     with pattern_budget() as late:
-        described = {
-            (f"{'/'.join(str(p) for p in e.absolute_path)}: " if e.absolute_path else "") + e.message
-            for e in validator.iter_errors(value)
-        }
+        described = _described(validator.iter_errors(value))
     if late and not any("could not be checked" in line for line in described):
         described.add(f"a value {late_message(late[0])}")
     return "; ".join(sorted(described)) or None
+
+
+def _described(errors: Iterator[ValidationError]) -> set[str]:
+    return {(f"{'/'.join(str(p) for p in e.absolute_path)}: " if e.absolute_path else "") + e.message for e in errors}

@@ -44,6 +44,7 @@ class ToolBinding:
     handler: ToolCallHandler
     validator: Draft202012Validator
     handles_transport_errors: bool
+    max_argument_bytes: int | None
     submit: Callable[[Coroutine[Any, Any, Any]], Coroutine[Any, Any, Any]]
     """Runs the chain on the loop that owns the sessions (directly when already there)."""
     run_sync: Callable[[Coroutine[Any, Any, Any]], Any]
@@ -149,11 +150,10 @@ class MCPTool(BaseTool):
         binding = self._binding
         # Arguments that cannot travel as UTF-8 JSON would break the transport for every
         # caller sharing the session: they are invalid arguments, like a schema mismatch.
-        problem = wire_problems(arguments) or schema_problems(binding.validator, arguments)
+        problem = wire_problems(arguments, binding.max_argument_bytes) or schema_problems(binding.validator, arguments)
         if problem is not None:
-            return self._fail(
-                InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}"), tool_call_id, []
-            )
+            error = InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}")
+            return self._fail(error, tool_call_id, [])
         request = ToolCallRequest(
             name=binding.mcp_tool.name,
             args=arguments,

@@ -16,21 +16,19 @@ _WIRE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=to_jsonabl
 what pydantic, which serializes the request, can send (datetimes, UUIDs, models)."""
 
 
-def wire_problems(arguments: Mapping[str, Any]) -> str | None:
-    """Why `arguments` cannot be sent as UTF-8 JSON (a lone surrogate, NaN or an infinity,
-    an integer too long to print, a cycle, an object JSON cannot carry), or None when they
-    can. A value that reaches the transport and fails there breaks the session for every
-    caller sharing it, so this runs before the request is built."""
+def wire_problems(arguments: Mapping[str, Any], limit: int | None = None) -> str | None:
+    """Why `arguments` cannot be sent: they are not UTF-8 JSON (a lone surrogate, NaN or an
+    infinity, an integer too long to print, a cycle, an object JSON cannot carry) or, with a
+    `limit`, are larger than `limit` bytes; None when they can. A value that reaches the
+    transport and fails there breaks the session for every caller sharing it, so this runs
+    before the request is built."""
     try:
-        _WIRE.encode(arguments).encode("utf-8")
+        size = len(_WIRE.encode(arguments).encode("utf-8"))
     except (ValueError, TypeError, RecursionError) as exc:
         return f"{_first_unsendable(arguments)}cannot be sent as UTF-8 JSON ({type(exc).__name__})"
+    if limit is not None and size > limit:
+        return f"they are {size} bytes, over max_argument_bytes={limit} (the server was not called)"
     return None
-
-
-def wire_size(arguments: Mapping[str, Any]) -> int:
-    """The size of `arguments` as UTF-8 JSON, in bytes (an upper bound of what is sent)."""
-    return len(_WIRE.encode(arguments).encode("utf-8", "replace"))
 
 
 def _first_unsendable(value: Any, path: str = "", depth: int = 0) -> str:
