@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from mcp.client.session import ClientSession
 from mcp.types import (
     CONNECTION_CLOSED,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
+    REQUEST_TIMEOUT,
     CallToolResult,
     InputRequiredResult,
     PaginatedRequestParams,
@@ -76,6 +78,10 @@ class ModernOnly:
     be legacy is reconnected (once) without it."""
 
     value: Any
+
+
+class _Expired(Exception):
+    """The call's own time limit ran out (not a server's timeout error)."""
 
 
 class _SessionGone(Exception):
@@ -148,9 +154,11 @@ class Connection:
         progress = _progress_reporter(request) if request.observers else None
 
         async def send(current: _Open) -> CallToolResult | InputRequiredResult:
+            deadline = time.monotonic() + limit
             call = current.session.call_tool(
                 request.name,
                 request.args,
+                read_timeout_seconds=limit,
                 input_responses=request.input_responses,
                 request_state=request.request_state,
                 meta=cast(RequestParamsMeta | None, request.meta),
@@ -159,13 +167,12 @@ class Connection:
             )
             token = call_headers.set(request.headers) if request.headers else None
             try:
-                async with asyncio.timeout(limit) as deadline:
-                    result: CallToolResult | InputRequiredResult = await self._translate(request.name, current, call)
-                    return result
-            except TimeoutError:
-                if deadline.expired():
-                    raise ToolTimeoutError(self.name, request.name, limit) from None
-                raise
+                result: CallToolResult | InputRequiredResult = await self._translate(
+                    request.name, current, call, deadline=deadline
+                )
+                return result
+            except _Expired:
+                raise ToolTimeoutError(self.name, request.name, limit) from None
             finally:
                 if token is not None:
                     call_headers.reset(token)
@@ -227,7 +234,9 @@ class Connection:
                 self.name, "the server refused a freshly opened session as unknown", tool=tool, sent=False
             ) from None
 
-    async def _translate(self, tool: str | None, current: _Open, call: Awaitable[T]) -> T:
+    async def _translate(
+        self, tool: str | None, current: _Open, call: Awaitable[T], *, deadline: float | None = None
+    ) -> T:
         """Await `call`, telling the server's own errors (an error result for that one call)
         from a broken transport (the session is dropped; the next call reconnects)."""
         try:
@@ -236,6 +245,8 @@ class Connection:
             link = current.link
             if link.session_gone:
                 raise _SessionGone from None
+            if exc.code == REQUEST_TIMEOUT and deadline is not None and time.monotonic() >= deadline:
+                raise _Expired from None  # our own wait ran out; a server's own -32001 comes sooner
             if exc.code == CONNECTION_CLOSED and (link.ended.is_set() or link.closing):
                 closed_by_us = link.closing
                 await self._forget(current)  # waits for the transport to end: the exit code is known after
