@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mcpbridge.config import PluginsConfig, ServerConfig, Settings
+from mcpbridge._config import PluginsConfig, ServerConfig, Settings
 from tests.conftest import ROOT
 
 

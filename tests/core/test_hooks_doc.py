@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from mcpbridge import hookspecs
+from mcpbridge import _hookspecs as hookspecs
 from tests.conftest import ROOT
 
 

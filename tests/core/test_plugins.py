@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from mcpbridge import ConfigError, MCPBridge, PluginConfig, PluginError, ToolCallHandler, ToolCallRequest, hookimpl
-from mcpbridge.cli import main as cli
-from mcpbridge.config import build_settings
-from mcpbridge.plugins import PluginHost
+from mcpbridge._cli import main as cli
+from mcpbridge._config import build_settings
+from mcpbridge._plugins import PluginHost
 from tests.conftest import ROOT
 from tests.servers import basic
 

@@ -13,7 +13,7 @@ from mcpbridge.demo.answers import answer
 
 def demo(*args: str, **env: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "mcpbridge.cli", "demo", *args],
+        [sys.executable, "-m", "mcpbridge._cli", "demo", *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -16,8 +16,8 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge
-from mcpbridge.patterns import PATTERN_BUDGET_MS
-from mcpbridge.schemas import schema_problems, server_schema_validator
+from mcpbridge._patterns import PATTERN_BUDGET_MS
+from mcpbridge._schemas import schema_problems, server_schema_validator
 from tests.conftest import serving, stdio_config
 from tests.security import hostile_servers
 from tests.security.listeners import Listener, listening
@@ -99,7 +99,7 @@ class LoopWatch:
 async def test_refs_are_never_fetched_and_nothing_blocks(
     transport: str, recorder: Listener, silent: Listener, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mcpbridge.schemas")
+    caplog.set_level(logging.WARNING, logger="mcpbridge._schemas")
     async with hostile_bridge(transport, recorder.port, silent.port) as bridge:
         tools = {tool.name: tool for tool in await bridge.list_tools()}
         await bridge.list_tools()  # a second listing warns no more
@@ -119,7 +119,7 @@ async def test_refs_are_never_fetched_and_nothing_blocks(
     assert recorder.connections == []
     assert silent.connections == []
     assert watch.worst < 0.5, f"the loop stalled {watch.worst * 1000:.0f} ms"
-    warned = [r.getMessage() for r in caplog.records if r.name == "mcpbridge.schemas"]
+    warned = [r.getMessage() for r in caplog.records if r.name == "mcpbridge._schemas"]
     for name in ("remote_ref", "hanging_ref", "file_ref", "local_ref", "schema_uri"):
         assert sum(f"tool {name!r} on server 'hostile'" in line for line in warned) == 1, warned
     assert any(f"'http://127.0.0.1:{recorder.port}/latest/meta-data/iam'" in line for line in warned)
@@ -145,7 +145,7 @@ def test_a_file_ref_is_never_read(tmp_path: Path) -> None:
 
 
 def test_long_refs_are_shortened_in_the_warning(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="mcpbridge.schemas")
+    caplog.set_level(logging.WARNING, logger="mcpbridge._schemas")
     ref = "http://127.0.0.1:9/" + "a" * 5000 + "\nINJECTED"
     server_schema_validator({"properties": {"x": {"$ref": ref}}}, server="s", tool="t")
     (line,) = [r.getMessage() for r in caplog.records]

@@ -10,10 +10,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpbridge.bridge import MCPBridge
-    from mcpbridge.config import ServerConfig, Settings, load_settings
-    from mcpbridge.connections import ModernOnly
-    from mcpbridge.errors import (
+    from mcpbridge._bridge import MCPBridge
+    from mcpbridge._config import ServerConfig, Settings, load_settings
+    from mcpbridge._connections import ModernOnly
+    from mcpbridge._errors import (
         ConfigError,
         InvalidHeader,
         InvalidToolArguments,
@@ -23,10 +23,10 @@ if TYPE_CHECKING:
         ServerConnectionError,
         ToolTimeoutError,
     )
-    from mcpbridge.hookspecs import hookimpl
-    from mcpbridge.httpfields import check_headers, header_problem
-    from mcpbridge.interrupts import CannotPauseError, pause
-    from mcpbridge.pipeline import (
+    from mcpbridge._hookspecs import hookimpl
+    from mcpbridge._httpfields import check_headers, header_problem
+    from mcpbridge._interrupts import CannotPauseError, pause
+    from mcpbridge._pipeline import (
         ToolCallHandler,
         ToolCallInterceptor,
         ToolCallRequest,
@@ -34,41 +34,41 @@ if TYPE_CHECKING:
         compose,
         runtime_value,
     )
-    from mcpbridge.plugins import PluginConfig
-    from mcpbridge.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
-    from mcpbridge.tools import MCPTool
+    from mcpbridge._plugins import PluginConfig
+    from mcpbridge._redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
+    from mcpbridge._tools import MCPTool
 
 _HOMES = {
-    "MCPBridge": "bridge",
-    "ServerConfig": "config",
-    "Settings": "config",
-    "load_settings": "config",
-    "ModernOnly": "connections",
-    "ConfigError": "errors",
-    "InvalidHeader": "errors",
-    "InvalidToolArguments": "errors",
-    "MCPBridgeError": "errors",
-    "MCPToolError": "errors",
-    "PluginError": "errors",
-    "ServerConnectionError": "errors",
-    "ToolTimeoutError": "errors",
-    "hookimpl": "hookspecs",
-    "check_headers": "httpfields",
-    "header_problem": "httpfields",
-    "CannotPauseError": "interrupts",
-    "pause": "interrupts",
-    "ToolCallHandler": "pipeline",
-    "ToolCallInterceptor": "pipeline",
-    "ToolCallRequest": "pipeline",
-    "ToolCallResult": "pipeline",
-    "compose": "pipeline",
-    "runtime_value": "pipeline",
-    "PluginConfig": "plugins",
-    "RedactingFilter": "redaction",
-    "install_log_redaction": "redaction",
-    "redact_text": "redaction",
-    "redact_url": "redaction",
-    "MCPTool": "tools",
+    "MCPBridge": "_bridge",
+    "ServerConfig": "_config",
+    "Settings": "_config",
+    "load_settings": "_config",
+    "ModernOnly": "_connections",
+    "ConfigError": "_errors",
+    "InvalidHeader": "_errors",
+    "InvalidToolArguments": "_errors",
+    "MCPBridgeError": "_errors",
+    "MCPToolError": "_errors",
+    "PluginError": "_errors",
+    "ServerConnectionError": "_errors",
+    "ToolTimeoutError": "_errors",
+    "hookimpl": "_hookspecs",
+    "check_headers": "_httpfields",
+    "header_problem": "_httpfields",
+    "CannotPauseError": "_interrupts",
+    "pause": "_interrupts",
+    "ToolCallHandler": "_pipeline",
+    "ToolCallInterceptor": "_pipeline",
+    "ToolCallRequest": "_pipeline",
+    "ToolCallResult": "_pipeline",
+    "compose": "_pipeline",
+    "runtime_value": "_pipeline",
+    "PluginConfig": "_plugins",
+    "RedactingFilter": "_redaction",
+    "install_log_redaction": "_redaction",
+    "redact_text": "_redaction",
+    "redact_url": "_redaction",
+    "MCPTool": "_tools",
 }
 
 __all__ = [

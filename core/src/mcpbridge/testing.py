@@ -24,9 +24,9 @@ from langgraph.prebuilt import ToolRuntime
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from mcpbridge.bridge import MCPBridge
-from mcpbridge.pipeline import ToolCallInterceptor
-from mcpbridge.tools import MCPTool
+from mcpbridge._bridge import MCPBridge
+from mcpbridge._pipeline import ToolCallInterceptor
+from mcpbridge._tools import MCPTool
 
 _ids = itertools.count(1)
 

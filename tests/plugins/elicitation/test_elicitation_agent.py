@@ -15,9 +15,9 @@ from mcpbridge_elicitation import create_elicitation_resume
 from pydantic import ValidationError
 
 from mcpbridge import MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
-from mcpbridge.config import build_settings
+from mcpbridge._config import build_settings
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from mcpbridge.interrupts import CannotPauseError
+from mcpbridge._interrupts import CannotPauseError
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS

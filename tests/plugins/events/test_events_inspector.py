@@ -192,7 +192,7 @@ def test_bad_command_lines_exit_with_usage(argv: list[str]) -> None:
 
 
 def test_mcpbridge_inspect_runs_the_same_command(capsys: pytest.CaptureFixture[str]) -> None:
-    from mcpbridge.cli import main
+    from mcpbridge._cli import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(["inspect", "--help"])  # found through the installed plugin's `mcpbridge_commands` hook

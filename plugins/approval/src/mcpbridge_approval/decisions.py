@@ -8,8 +8,8 @@ from typing import Any
 
 from langgraph.types import Interrupt
 
-from mcpbridge.interrupts import interrupt_id, interrupt_payload
-from mcpbridge.schemas import schema_problems
+from mcpbridge._interrupts import interrupt_id, interrupt_payload
+from mcpbridge._schemas import schema_problems
 from mcpbridge_approval.settings import DecisionType
 
 PAYLOAD_TYPE = "mcp_approval"

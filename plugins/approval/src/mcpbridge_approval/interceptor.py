@@ -8,7 +8,7 @@ from langchain_core.messages import ToolMessage
 from mcp.types import CallToolResult, TextContent
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
-from mcpbridge.interrupts import pause
+from mcpbridge._interrupts import pause
 from mcpbridge_approval.decisions import PAYLOAD_TYPE, decision_checker, decision_schema
 from mcpbridge_approval.policy import needs_approval
 from mcpbridge_approval.settings import Settings

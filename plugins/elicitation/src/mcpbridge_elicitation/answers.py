@@ -9,8 +9,8 @@ from typing import Any
 from langgraph.types import Interrupt
 from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult
 
-from mcpbridge.interrupts import interrupt_id, interrupt_payload
-from mcpbridge.schemas import schema_problems
+from mcpbridge._interrupts import interrupt_id, interrupt_payload
+from mcpbridge._schemas import schema_problems
 
 PAYLOAD_TYPE = "mcp_elicitation"
 ACTIONS = ("accept", "decline", "cancel")

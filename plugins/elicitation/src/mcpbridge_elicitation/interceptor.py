@@ -10,7 +10,7 @@ from langchain_core.tools import ToolException
 from mcp.types import ElicitRequest, InputRequiredResult
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
-from mcpbridge.interrupts import pause
+from mcpbridge._interrupts import pause
 from mcpbridge_elicitation.answers import PAYLOAD_TYPE, answers_checker, answers_schema, as_results, describe_requests
 from mcpbridge_elicitation.settings import Settings
 

@@ -11,7 +11,7 @@ from typing import Any
 from mcp.client.session import ClientRequestContext
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, ElicitRequestParams, ElicitResult, ErrorData
 
-from mcpbridge.errors import describe
+from mcpbridge._errors import describe
 
 
 def elicitation_callback(server: str, on_elicitation: Callable[..., Any] | None) -> Any:

@@ -17,8 +17,8 @@ from langgraph.errors import GraphBubbleUp
 from mcp.types import CallToolResult, InputRequiredResult
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
-from mcpbridge.results import STRUCTURED_CONTENT, result_text
-from mcpbridge.tools import ELICITATION_HINT
+from mcpbridge._results import STRUCTURED_CONTENT, result_text
+from mcpbridge._tools import ELICITATION_HINT
 
 EVENT_TYPE = "mcpbridge.tool_call"
 """The `type` of every event this plugin writes to the custom stream."""

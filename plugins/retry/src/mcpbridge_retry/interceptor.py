@@ -21,8 +21,8 @@ from tenacity import (
 )
 
 from mcpbridge import ServerConnectionError, ToolCallHandler, ToolCallRequest, ToolTimeoutError
-from mcpbridge.errors import describe
-from mcpbridge.results import result_text
+from mcpbridge._errors import describe
+from mcpbridge._results import result_text
 from mcpbridge_retry.settings import Policy, RetrySettings, resolve
 
 logger = logging.getLogger("mcpbridge_retry")

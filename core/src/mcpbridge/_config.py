@@ -14,9 +14,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from mcpbridge.errors import ConfigError
-from mcpbridge.httpfields import header_problem, value_problem
-from mcpbridge.redaction import SECRET_NAME, redact_text, redact_url
+from mcpbridge._errors import ConfigError
+from mcpbridge._httpfields import header_problem, value_problem
+from mcpbridge._redaction import SECRET_NAME, redact_text, redact_url
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 MODERN_PROTOCOL = "2026-07-28"
@@ -147,7 +147,7 @@ class Settings(BaseModel):
 
     def secret_values(self) -> frozenset[str]:
         """Values to keep out of logs and errors: static header values, `env` values whose
-        names look secret, and credentials in server URLs (see `mcpbridge.redaction`)."""
+        names look secret, and credentials in server URLs (see `mcpbridge._redaction`)."""
         return frozenset(_secrets_in(self.model_dump(include={"servers"})["servers"]))
 
 

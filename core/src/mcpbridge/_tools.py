@@ -22,12 +22,12 @@ from langgraph.prebuilt import ToolRuntime
 from mcp.types import CallToolResult, InputRequiredResult, Tool
 from pydantic import PrivateAttr
 
-from mcpbridge.callbacks import nobody_listens
-from mcpbridge.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolTimeoutError
-from mcpbridge.pipeline import ToolCallHandler, ToolCallRequest
-from mcpbridge.results import result_text, to_artifact, to_content_blocks
-from mcpbridge.schemas import schema_problems
-from mcpbridge.wire import wire_problems
+from mcpbridge._callbacks import nobody_listens
+from mcpbridge._errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolTimeoutError
+from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge._results import result_text, to_artifact, to_content_blocks
+from mcpbridge._schemas import schema_problems
+from mcpbridge._wire import wire_problems
 
 ELICITATION_HINT = (
     "asked for user input (elicitation), and no installed plugin answers it: "

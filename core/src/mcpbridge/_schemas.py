@@ -8,7 +8,7 @@ document is never fetched (jsonschema's default would `urlopen` it, blocking, wi
 timeout). A `$ref` that cannot be resolved inside the schema (or from the bundled JSON
 Schema meta-schemas) is dropped: that subschema counts as `{}` and the rest of the schema
 still applies; `server_schema_validator` logs one warning per tool naming it. Regular
-expressions run time-limited (see `mcpbridge.patterns`).
+expressions run time-limited (see `mcpbridge._patterns`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from mcpbridge.patterns import PATTERN_KEYWORDS, late_message, pattern_budget, precompile, shown
+from mcpbridge._patterns import PATTERN_KEYWORDS, late_message, pattern_budget, precompile, shown
 
 logger = logging.getLogger(__name__)
 

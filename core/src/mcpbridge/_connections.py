@@ -41,11 +41,11 @@ from mcp.types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from mcpbridge.config import ServerConfig
-from mcpbridge.errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
-from mcpbridge.httpfields import check_headers
-from mcpbridge.pipeline import ToolCallRequest
-from mcpbridge.transports import Link, call_headers, open_transport
+from mcpbridge._config import ServerConfig
+from mcpbridge._errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
+from mcpbridge._httpfields import check_headers
+from mcpbridge._pipeline import ToolCallRequest
+from mcpbridge._transports import Link, call_headers, open_transport
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -19,7 +19,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import Interrupt, interrupt
 from pydantic import AfterValidator, WithJsonSchema
 
-from mcpbridge.errors import MCPBridgeError
+from mcpbridge._errors import MCPBridgeError
 
 PAUSE_FIX = (
     "run the tool inside a LangGraph graph that has a checkpointer, e.g. "

@@ -21,8 +21,8 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
-from mcpbridge.config import ServerConfig
-from mcpbridge.stdio import StdioTransport
+from mcpbridge._config import ServerConfig
+from mcpbridge._stdio import StdioTransport
 
 T = TypeVar("T")
 

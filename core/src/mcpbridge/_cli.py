@@ -26,8 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(options, "run"):
         parser.print_help()
         return 2
-    from mcpbridge.errors import MCPBridgeError
-    from mcpbridge.redaction import install_log_redaction, redact_text
+    from mcpbridge._errors import MCPBridgeError
+    from mcpbridge._redaction import install_log_redaction, redact_text
 
     redaction = install_log_redaction()
     try:
@@ -67,8 +67,8 @@ _COMMANDS = {"plugins", "tools", "call", "demo"}
 
 
 def _settings(options: argparse.Namespace, *, required: bool) -> Any:
-    from mcpbridge.config import DEFAULT_CONFIG_FILE, Settings, load_settings
-    from mcpbridge.redaction import install_log_redaction
+    from mcpbridge._config import DEFAULT_CONFIG_FILE, Settings, load_settings
+    from mcpbridge._redaction import install_log_redaction
 
     if options.config is None and not Path(DEFAULT_CONFIG_FILE).is_file() and not required:
         return Settings()
@@ -78,7 +78,7 @@ def _settings(options: argparse.Namespace, *, required: bool) -> Any:
 
 
 def _plugins(options: argparse.Namespace) -> int:
-    from mcpbridge.plugins import PluginHost
+    from mcpbridge._plugins import PluginHost
 
     host = PluginHost(_settings(options, required=False))
     rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
@@ -98,7 +98,7 @@ def _plugins(options: argparse.Namespace) -> int:
 
 
 def _tools(options: argparse.Namespace) -> int:
-    from mcpbridge.bridge import MCPBridge
+    from mcpbridge._bridge import MCPBridge
 
     async def run() -> list[Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
@@ -123,8 +123,8 @@ def _tools(options: argparse.Namespace) -> int:
 
 
 def _call(options: argparse.Namespace) -> int:
-    from mcpbridge.bridge import MCPBridge
-    from mcpbridge.errors import ConfigError
+    from mcpbridge._bridge import MCPBridge
+    from mcpbridge._errors import ConfigError
 
     try:
         arguments = json.loads(options.arguments)
@@ -150,7 +150,7 @@ def _call(options: argparse.Namespace) -> int:
 
 def _redacted(text: str) -> str:
     """An error text with server URLs' credentials and known secrets hidden."""
-    from mcpbridge.redaction import install_log_redaction, redact_text
+    from mcpbridge._redaction import install_log_redaction, redact_text
 
     return redact_text(text, install_log_redaction().secrets)
 
@@ -163,8 +163,8 @@ def _demo(options: argparse.Namespace) -> int:
 
 def _plugin_commands() -> dict[str, Any]:
     """Sub-commands contributed by installed plugins (`mcpbridge_commands` hook)."""
-    from mcpbridge.config import Settings
-    from mcpbridge.plugins import PluginHost
+    from mcpbridge._config import Settings
+    from mcpbridge._plugins import PluginHost
 
     try:
         return PluginHost(Settings()).commands()

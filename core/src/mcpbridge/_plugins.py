@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 import pluggy
 from pydantic import BaseModel, ValidationError
 
-from mcpbridge import hookspecs
-from mcpbridge.config import ServerConfig, Settings
-from mcpbridge.errors import ConfigError, PluginError
-from mcpbridge.pipeline import ToolCallInterceptor
+from mcpbridge import _hookspecs as hookspecs
+from mcpbridge._config import ServerConfig, Settings
+from mcpbridge._errors import ConfigError, PluginError
+from mcpbridge._pipeline import ToolCallInterceptor
 
 logger = logging.getLogger(__name__)
 

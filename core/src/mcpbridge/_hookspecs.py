@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from mcpbridge.config import ServerConfig
-    from mcpbridge.pipeline import ToolCallInterceptor
-    from mcpbridge.plugins import PluginConfig
+    from mcpbridge._config import ServerConfig
+    from mcpbridge._pipeline import ToolCallInterceptor
+    from mcpbridge._plugins import PluginConfig
 
 PROJECT = "mcpbridge"
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -12,15 +12,15 @@ from typing import Any, Literal, TypeVar
 from langchain_core.messages import ToolMessage
 from mcp.types import Tool
 
-from mcpbridge.config import Settings, build_settings, load_settings
-from mcpbridge.connections import Connection
-from mcpbridge.errors import ConfigError, ServerConnectionError
-from mcpbridge.pipeline import ToolCallInterceptor, compose
-from mcpbridge.plugins import PluginHost
-from mcpbridge.redaction import install_log_redaction
-from mcpbridge.schemas import server_schema_validator
-from mcpbridge.threadloop import LoopThread, run_on
-from mcpbridge.tools import MCPTool, ToolBinding, make_submit
+from mcpbridge._config import Settings, build_settings, load_settings
+from mcpbridge._connections import Connection
+from mcpbridge._errors import ConfigError, ServerConnectionError
+from mcpbridge._pipeline import ToolCallInterceptor, compose
+from mcpbridge._plugins import PluginHost
+from mcpbridge._redaction import install_log_redaction
+from mcpbridge._schemas import server_schema_validator
+from mcpbridge._threadloop import LoopThread, run_on
+from mcpbridge._tools import MCPTool, ToolBinding, make_submit
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
