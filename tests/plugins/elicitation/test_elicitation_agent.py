@@ -16,8 +16,8 @@ from pydantic import ValidationError
 
 from mcpbridge import MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
 from mcpbridge._config import build_settings
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge._interrupts import CannotPauseError
+from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS

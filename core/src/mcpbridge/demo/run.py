@@ -18,11 +18,11 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from mcpbridge._bridge import MCPBridge
 from mcpbridge._config import Settings
+from mcpbridge._plugins import PluginHost
 from mcpbridge.demo import servers
 from mcpbridge.demo.answers import answer
 from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
 from mcpbridge.demo.report import PLUGIN_ROLES, CallRow, section, summary, table, trace_tree
-from mcpbridge._plugins import PluginHost
 
 PROMPT = (
     "Weather in Oslo (twice), 2 + 3 and 1 / 0, my contacts, the reservation service status, "
