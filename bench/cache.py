@@ -61,7 +61,7 @@ def invoker(tool: MCPTool, text: Callable[[], str]) -> Callable[[], Awaitable[An
 
 
 async def echo_tool(bridge: MCPBridge) -> MCPTool:
-    [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "echo"]
+    [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "echo"]
     return tool
 
 

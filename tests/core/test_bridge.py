@@ -29,8 +29,8 @@ async def test_lists_and_calls_on_every_transport(any_server: dict[str, Any]) ->
         forecast = tools["get_forecast"]
         assert forecast.metadata is not None
         assert forecast.metadata["annotations"] == {"readOnlyHint": True}
-        assert forecast.metadata["server"] == "basic"
-        assert forecast.metadata["mcp_tool_name"] == "get_forecast"
+        assert forecast.metadata["server_name"] == "basic"
+        assert forecast.metadata["name"] == "get_forecast"
         assert forecast.args_schema["required"] == ["city"]  # type: ignore[index]
         message = await forecast.ainvoke(call(forecast, {"city": "Oslo"}))
         assert isinstance(message, ToolMessage)
@@ -149,7 +149,7 @@ async def test_prefixes_and_name_collisions() -> None:
     async with MCPBridge(servers, plugins=[], tool_name_prefix=True) as bridge:
         tools = await tools_of(bridge)
         assert {"one_echo", "two_echo"} <= set(tools)
-        assert tools["two_echo"].metadata["mcp_tool_name"] == "echo"  # type: ignore[index]
+        assert tools["two_echo"].metadata["name"] == "echo"  # type: ignore[index]
 
 
 async def test_input_request_without_elicitation_plugin_says_what_to_install() -> None:

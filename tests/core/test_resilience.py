@@ -147,7 +147,7 @@ async def test_a_call_in_flight_when_the_stdio_server_dies_fails_fast_and_says_w
 
 
 async def _die(bridge: MCPBridge) -> None:
-    tools = {tool.binding.mcp_tool.name: tool for tool in await bridge.list_tools()}
+    tools = {tool.binding.tool.name: tool for tool in await bridge.list_tools()}
     await tools["die"].ainvoke({})
 
 
@@ -171,7 +171,7 @@ async def test_progress_reaches_observers_in_the_calls_own_context(transport: st
     }
     tool = "progress" if transport == "stdio" else "count"
     async with MCPBridge({"s": servers[transport]}, interceptors=[watch], plugins=[]) as bridge:
-        tools = {t.binding.mcp_tool.name: t for t in await bridge.list_tools()}
+        tools = {t.binding.tool.name: t for t in await bridge.list_tools()}
         config = {"configurable": {"thread_id": "t-1"}}
         args = {} if transport == "stdio" else {"n": 2}
         await tools[tool].ainvoke({"type": "tool_call", "name": tool, "args": args, "id": "p1"}, config=config)

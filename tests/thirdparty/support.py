@@ -19,7 +19,7 @@ def call(tool: Any, args: dict[str, Any], id: str = "call-1") -> dict[str, Any]:
 
 async def tools_of(bridge: MCPBridge, **options: Any) -> dict[str, Any]:
     """The bridge's tools by MCP tool name (servers here are one per bridge)."""
-    return {tool.metadata["mcp_tool_name"]: tool for tool in await bridge.list_tools(**options)}
+    return {tool.metadata["name"]: tool for tool in await bridge.list_tools(**options)}
 
 
 async def invoke(bridge: MCPBridge, name: str, args: dict[str, Any], id: str = "call-1") -> ToolMessage:

@@ -59,7 +59,7 @@ async def test_progress_reaches_the_events_plugin(everything: dict[str, Any]) ->
     belongs to (stdio used to deliver it outside the run's context, where it was lost)."""
     async with MCPBridge({"ev": everything}, plugins=[mcpbridge_events]) as bridge:
         tools = await bridge.list_tools()
-        [long_running] = [t for t in tools if t.metadata["mcp_tool_name"] == "trigger-long-running-operation"]
+        [long_running] = [t for t in tools if t.metadata["name"] == "trigger-long-running-operation"]
         model = ScriptedChatModel(
             turns=[
                 AIMessage(

@@ -1,6 +1,10 @@
 """mcpbridge: MCP server tools in LangChain / LangGraph agents, through an interceptor
 pipeline that plugins extend.
 
+Everything public is here, for users and plugin authors alike (docs/api.md); the
+underscore modules are internal and may change in any release. `mcpbridge.testing` holds
+the pytest fixtures.
+
 Names are imported on first use, so `mcpbridge --help` does not pay for importing mcp and
 LangGraph (seconds)."""
 
@@ -13,7 +17,9 @@ if TYPE_CHECKING:
     from mcpbridge._bridge import MCPBridge
     from mcpbridge._config import ServerConfig, Settings, load_settings
     from mcpbridge._connections import ModernOnly
+    from mcpbridge._declaration import Capability, Plugin
     from mcpbridge._errors import (
+        CannotPauseError,
         ConfigError,
         InvalidHeader,
         InvalidToolArguments,
@@ -21,21 +27,28 @@ if TYPE_CHECKING:
         MCPToolError,
         PluginError,
         ServerConnectionError,
+        ToolCallError,
         ToolTimeoutError,
+        describe,
     )
-    from mcpbridge._hookspecs import hookimpl
+    from mcpbridge._hints import ToolHints, tool_hints
+    from mcpbridge._hookspecs import AddCommand, hookimpl
     from mcpbridge._httpfields import check_headers, header_problem
-    from mcpbridge._interrupts import CannotPauseError, pause
+    from mcpbridge._interrupts import Question, pause
     from mcpbridge._pipeline import (
+        RequestChanges,
         ToolCallHandler,
         ToolCallInterceptor,
         ToolCallRequest,
         ToolCallResult,
         compose,
-        runtime_value,
     )
     from mcpbridge._plugins import PluginConfig
     from mcpbridge._redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
+    from mcpbridge._results import STRUCTURED_CONTENT, result_text
+    from mcpbridge._schemas import schema_problems
+    from mcpbridge._selectors import ServerName, ToolSelector, selected
+    from mcpbridge._sources import ValueSource
     from mcpbridge._tools import MCPTool
 
 _HOMES = {
@@ -44,6 +57,9 @@ _HOMES = {
     "Settings": "_config",
     "load_settings": "_config",
     "ModernOnly": "_connections",
+    "Capability": "_declaration",
+    "Plugin": "_declaration",
+    "CannotPauseError": "_errors",
     "ConfigError": "_errors",
     "InvalidHeader": "_errors",
     "InvalidToolArguments": "_errors",
@@ -51,28 +67,42 @@ _HOMES = {
     "MCPToolError": "_errors",
     "PluginError": "_errors",
     "ServerConnectionError": "_errors",
+    "ToolCallError": "_errors",
     "ToolTimeoutError": "_errors",
+    "describe": "_errors",
+    "ToolHints": "_hints",
+    "tool_hints": "_hints",
+    "AddCommand": "_hookspecs",
     "hookimpl": "_hookspecs",
     "check_headers": "_httpfields",
     "header_problem": "_httpfields",
-    "CannotPauseError": "_interrupts",
+    "Question": "_interrupts",
     "pause": "_interrupts",
+    "RequestChanges": "_pipeline",
     "ToolCallHandler": "_pipeline",
     "ToolCallInterceptor": "_pipeline",
     "ToolCallRequest": "_pipeline",
     "ToolCallResult": "_pipeline",
     "compose": "_pipeline",
-    "runtime_value": "_pipeline",
     "PluginConfig": "_plugins",
     "RedactingFilter": "_redaction",
     "install_log_redaction": "_redaction",
     "redact_text": "_redaction",
     "redact_url": "_redaction",
+    "STRUCTURED_CONTENT": "_results",
+    "result_text": "_results",
+    "schema_problems": "_schemas",
+    "ServerName": "_selectors",
+    "ToolSelector": "_selectors",
+    "selected": "_selectors",
+    "ValueSource": "_sources",
     "MCPTool": "_tools",
 }
 
 __all__ = [
+    "AddCommand",
     "CannotPauseError",
+    "Capability",
     "ConfigError",
     "InvalidHeader",
     "InvalidToolArguments",
@@ -81,19 +111,29 @@ __all__ = [
     "MCPTool",
     "MCPToolError",
     "ModernOnly",
+    "Plugin",
     "PluginConfig",
     "PluginError",
+    "Question",
     "RedactingFilter",
+    "RequestChanges",
+    "STRUCTURED_CONTENT",
     "ServerConfig",
     "ServerConnectionError",
+    "ServerName",
     "Settings",
+    "ToolCallError",
     "ToolCallHandler",
     "ToolCallInterceptor",
     "ToolCallRequest",
     "ToolCallResult",
+    "ToolHints",
+    "ToolSelector",
     "ToolTimeoutError",
+    "ValueSource",
     "check_headers",
     "compose",
+    "describe",
     "header_problem",
     "hookimpl",
     "install_log_redaction",
@@ -101,7 +141,10 @@ __all__ = [
     "pause",
     "redact_text",
     "redact_url",
-    "runtime_value",
+    "result_text",
+    "schema_problems",
+    "selected",
+    "tool_hints",
 ]
 
 

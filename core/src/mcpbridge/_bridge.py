@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
@@ -15,12 +15,12 @@ from mcp.types import Tool
 from mcpbridge._config import Settings, build_settings, load_settings
 from mcpbridge._connections import Connection
 from mcpbridge._errors import ConfigError, ServerConnectionError
+from mcpbridge._loops import HomeLoop
 from mcpbridge._pipeline import ToolCallInterceptor, compose
 from mcpbridge._plugins import PluginHost
 from mcpbridge._redaction import install_log_redaction
 from mcpbridge._schemas import server_schema_validator
-from mcpbridge._threadloop import LoopThread, run_on
-from mcpbridge._tools import MCPTool, ToolBinding, make_submit
+from mcpbridge._tools import MCPTool, ToolBinding
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -59,7 +59,7 @@ class MCPBridge:
         install_log_redaction(self.settings.secret_values())
         self.plugins = PluginHost(self.settings, plugins)
         self.plugins.configure()
-        self.interceptors = self.plugins.interceptors(interceptors)
+        self._interceptors = tuple(self.plugins.interceptors(interceptors))
         self.connections = {
             name: Connection(
                 name,
@@ -67,13 +67,17 @@ class MCPBridge:
                 timeout=self.settings.server_timeout(name),
                 client_options=self.plugins.client_options(name, server),
                 max_result_bytes=self.settings.server_max_result_bytes(name),
+                unanswered=self.plugins.unanswered,
             )
             for name, server in self.settings.servers.items()
         }
-        self._home: asyncio.AbstractEventLoop | None = None
-        self._thread: LoopThread | None = None
+        self._home = HomeLoop()
         self._tools: dict[tuple[str, str], tuple[Tool, MCPTool]] = {}
-        self._submit = make_submit(self._home_loop)
+
+    @property
+    def interceptors(self) -> tuple[ToolCallInterceptor, ...]:
+        """The interceptor chain, outermost first; fixed when the bridge is built."""
+        return self._interceptors
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> MCPBridge:
@@ -83,16 +87,14 @@ class MCPBridge:
     # -- lifetime ------------------------------------------------------------------
 
     async def __aenter__(self) -> MCPBridge:
-        self._bind_here()
+        self._home.bind_here()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     def __enter__(self) -> MCPBridge:
-        if self._home is None:
-            self._thread = LoopThread()
-            self._home = self._thread.loop
+        self._home.start_thread()
         return self
 
     def __exit__(
@@ -101,41 +103,32 @@ class MCPBridge:
         self.close()
 
     async def aclose(self) -> None:
-        """Close every session (and end stdio subprocesses)."""
-        if self._home is not None and self._home.is_closed():
-            self._home = None  # its sessions ended with their event loop
-        if self._home is not None and asyncio.get_running_loop() is not self._home:
-            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._close_all(), self._home))
-        else:
+        """Close every session (and end stdio subprocesses), then let plugins release what
+        they hold (`mcpbridge_teardown`); the bridge may be opened again."""
+        if self._home.loop is None:
             await self._close_all()
+        else:
+            await self._home.submit(self._close_all())
 
     def close(self) -> None:
         """Sync `aclose()`; also stops the bridge's own loop thread."""
-        if self._home is not None and not self._home.is_closed():
-            run_on(self._home, self._close_all())
-        if self._thread is not None:
-            self._thread.stop()
-            self._thread = None
-            self._home = None
+        if self._home.loop is not None:
+            self._home.run_sync(self._close_all())
+        self._home.stop_thread()
 
     async def _close_all(self) -> None:
-        """Close the sessions, then let interceptors with an `aclose()` release what they hold
-        (a Redis client, an exporter); they may be used again if the bridge is reopened."""
         await asyncio.gather(*(c.aclose() for c in self.connections.values()))
-        for interceptor in self.interceptors:
-            close = getattr(interceptor, "aclose", None)
-            if close is not None:
-                await close()
+        await self.plugins.teardown()
 
     # -- tools ---------------------------------------------------------------------
 
     async def list_tools(self, *, refresh: bool = False, servers: Sequence[str] | None = None) -> list[MCPTool]:
         """LangChain tools for every server (or `servers`), listed concurrently."""
-        return await self._at_home(self._list_tools(refresh, servers))
+        return await self._home.submit(self._list_tools(refresh, servers))
 
     def list_tools_sync(self, *, refresh: bool = False, servers: Sequence[str] | None = None) -> list[MCPTool]:
         """`list_tools()` for sync code (open the bridge with `with MCPBridge(...)`)."""
-        return run_on(self._home, self._list_tools(refresh, servers))
+        return self._home.run_sync(self._list_tools(refresh, servers))
 
     async def call_tool(
         self,
@@ -148,11 +141,11 @@ class MCPBridge:
         """Call one tool by server and MCP tool name, as an agent would; returns the ToolMessage."""
         tools = await self.list_tools(servers=[server])
         for tool in tools:
-            if tool.binding.mcp_tool.name == name:
+            if tool.binding.tool.name == name:
                 call = {"type": "tool_call", "name": tool.name, "args": dict(arguments or {}), "id": tool_call_id}
                 message: ToolMessage = await tool.ainvoke(call)
                 return message
-        known = ", ".join(sorted(t.binding.mcp_tool.name for t in tools)) or "none"
+        known = ", ".join(sorted(t.binding.tool.name for t in tools)) or "none"
         raise ConfigError(f"server {server!r} has no tool {name!r}; its tools: {known}")
 
     async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
@@ -193,39 +186,19 @@ class MCPBridge:
             return cached[1]
         connection = self.connections[server]
         binding = ToolBinding(
-            server=server,
-            mcp_tool=mcp_tool,
+            server_name=server,
+            tool=mcp_tool,
             handler=compose(self.interceptors, connection.call_tool),
             validator=server_schema_validator(mcp_tool.input_schema, server=server, tool=mcp_tool.name),
             handles_transport_errors=self.settings.handles_transport_errors(server),
             max_argument_bytes=self.settings.server_max_argument_bytes(server),
-            submit=self._submit,
-            run_sync=self._run_sync,
+            home=self._home,
+            unanswered=self.plugins.unanswered,
         )
         name = f"{server}_{mcp_tool.name}" if self.settings.tool_name_prefix else mcp_tool.name
         tool = MCPTool.create(binding, name=name)
         self._tools[(server, mcp_tool.name)] = (mcp_tool, tool)
         return tool
-
-    # -- loops ---------------------------------------------------------------------
-
-    def _bind_here(self) -> None:
-        loop = asyncio.get_running_loop()
-        if self._home is None or self._home.is_closed():
-            self._home = loop
-
-    def _home_loop(self) -> asyncio.AbstractEventLoop:
-        if self._home is None or self._home.is_closed():
-            self._bind_here()
-        assert self._home is not None
-        return self._home
-
-    async def _at_home(self, coro: Coroutine[Any, Any, T]) -> T:
-        result: T = await self._submit(coro)
-        return result
-
-    def _run_sync(self, coro: Coroutine[Any, Any, T]) -> T:
-        return run_on(self._home, coro)
 
 
 def _merge(

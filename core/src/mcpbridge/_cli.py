@@ -117,7 +117,7 @@ def _tools(options: argparse.Namespace) -> int:
     for tool in tools:
         meta = tool.metadata or {}
         hints = ", ".join(f"{k}={v}" for k, v in meta.get("annotations", {}).items()) or "no annotations"
-        print(f"{meta.get('server')}/{meta.get('mcp_tool_name')}  as {tool.name!r}  ({hints})")
+        print(f"{meta.get('server_name')}/{meta.get('name')}  as {tool.name!r}  ({hints})")
         print(f"    {(tool.description or '').strip().splitlines()[0] if tool.description else ''}")
     return 0
 

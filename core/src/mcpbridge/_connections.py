@@ -42,6 +42,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpbridge._config import ServerConfig
+from mcpbridge._declaration import Capability
 from mcpbridge._errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
 from mcpbridge._httpfields import check_headers
 from mcpbridge._pipeline import ToolCallRequest
@@ -49,12 +50,6 @@ from mcpbridge._transports import Link, call_headers, open_transport
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-
-_CAPABILITY_HINT = (
-    ". No installed plugin declared that capability for this server: a legacy-protocol server asks "
-    "mid-call, where an agent cannot pause, so it needs an answer function (for elicitation, "
-    "`on_elicitation` in [plugins.elicitation]); see `mcpbridge plugins`"
-)
 
 _MAX_TOOL_PAGES = 1000
 _SHUTDOWN_GRACE = 5.0
@@ -107,8 +102,11 @@ class Connection:
         timeout: float,
         client_options: Mapping[str, Any],
         max_result_bytes: int | None = None,
+        unanswered: Callable[[Capability | None], str] = lambda capability: "see `mcpbridge plugins`",
     ) -> None:
         self.name = name
+        self._unanswered = unanswered
+        """The hint for a client capability that the server requires and no plugin answers."""
         self.config = config
         self.timeout = timeout
         self.max_result_bytes = max_result_bytes
@@ -231,7 +229,7 @@ class Connection:
             return await send(current)
         except _SessionGone:
             raise ServerConnectionError(
-                self.name, "the server refused a freshly opened session as unknown", tool=tool, sent=False
+                self.name, "the server refused a freshly opened session as unknown", name=tool, sent=False
             ) from None
 
     async def _translate(
@@ -251,10 +249,10 @@ class Connection:
                 closed_by_us = link.closing
                 await self._forget(current)  # waits for the transport to end: the exit code is known after
                 reason = "the bridge is closing" if closed_by_us else link.end_reason()
-                raise ServerConnectionError(self.name, reason, tool=tool) from exc
+                raise ServerConnectionError(self.name, reason, name=tool) from exc
             if tool is None:
                 raise ServerConnectionError(self.name, exc) from exc
-            hint = _CAPABILITY_HINT if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY else ""
+            hint = f". {self._unanswered(None)}" if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY else ""
             return cast(
                 T,
                 _error_result(
@@ -269,7 +267,7 @@ class Connection:
             return cast(T, self._malformed(tool, problem))
         except _TRANSPORT_ERRORS as exc:
             await self._forget(current)
-            raise ServerConnectionError(self.name, exc, tool=tool) from exc
+            raise ServerConnectionError(self.name, exc, name=tool) from exc
         except RuntimeError as exc:  # the SDK's check of structured content against the output schema
             if tool is None:
                 raise

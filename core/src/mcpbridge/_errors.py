@@ -1,4 +1,22 @@
-"""Exception types of mcpbridge: each names the server, tool or key at fault and what to do."""
+"""The errors of mcpbridge, one tree; each names the server, tool or key at fault and what
+to do.
+
+    MCPBridgeError
+    ├── ConfigError            bad configuration (file, environment, Python arguments)
+    ├── PluginError            a plugin could not be found, loaded or configured
+    └── ToolCallError          one tool call failed; also a LangChain ToolException, so the
+        │                      agent gets an error ToolMessage and goes on
+        ├── InvalidToolArguments   the arguments do not fit (schema, size, encoding)
+        ├── InvalidHeader          a header of this call cannot be sent
+        ├── CannotPauseError       a person's answer is needed but the run cannot pause
+        ├── MCPToolError           the server answered `isError: true`
+        ├── ToolTimeoutError       no answer within the time limit (also a TimeoutError)
+        └── ServerConnectionError  the server is unreachable (also a ConnectionError)
+
+Plugins raise `ToolCallError` (or a subclass of their own) for a call that must fail with
+a message to the model; `add_note()` adds to the message (e.g. "gave up after 3
+attempts"). Anything else raised in the chain propagates to the caller.
+"""
 
 from __future__ import annotations
 
@@ -19,55 +37,78 @@ class PluginError(MCPBridgeError):
     """A plugin could not be found, loaded or configured."""
 
 
-class ServerConnectionError(MCPBridgeError, ConnectionError):
+class ToolCallError(MCPBridgeError, ToolException):
+    """One tool call failed; the agent gets an error ToolMessage with this message.
+
+    `server_name` and `name` (the server's own tool name) say which call; either may be None
+    for a failure that is not about one tool (listing a server's tools)."""
+
+    def __init__(self, message: str, *, server_name: str | None = None, name: str | None = None) -> None:
+        super().__init__(message)
+        self.server_name = server_name
+        self.name = name
+
+    def message(self) -> str:
+        """The text the model reads: the message and any notes added on the way out."""
+        notes = getattr(self, "__notes__", ())
+        return f"{self} ({'; '.join(notes)})" if notes else str(self)
+
+
+class InvalidToolArguments(ToolCallError):
+    """The arguments do not match the tool's input schema (or cannot travel); the server was
+    not called."""
+
+
+class InvalidHeader(ToolCallError):
+    """A header of this call cannot be sent (RFC 9110 name or value rules); the server was not
+    called and the shared session is untouched. The message names the header, never its value."""
+
+    def __init__(self, server_name: str, header: str, problem: str) -> None:
+        super().__init__(f"server {server_name!r}: {problem}; the server was not called", server_name=server_name)
+        self.header = header
+
+
+class CannotPauseError(ToolCallError):
+    """A call needed a person's answer but the run cannot pause; the call was not made."""
+
+
+class MCPToolError(ToolCallError):
+    """The server answered a tool call with `isError: true`; `.result` is its `CallToolResult`."""
+
+    def __init__(
+        self, message: str, result: Any = None, *, server_name: str | None = None, name: str | None = None
+    ) -> None:
+        super().__init__(message, server_name=server_name, name=name)
+        self.result = result
+
+
+class ToolTimeoutError(ToolCallError, TimeoutError):
+    """A tool call did not answer within its time limit."""
+
+    def __init__(self, server_name: str, name: str, limit: float) -> None:
+        super().__init__(
+            f"MCP tool {name!r} on server {server_name!r} timed out after {limit:g} s "
+            "(raise `timeout` for this server in the config, or pass a larger per-call timeout)",
+            server_name=server_name,
+            name=name,
+        )
+        self.limit = limit
+
+
+class ServerConnectionError(ToolCallError, ConnectionError):
     """A server could not be reached, or its connection broke during a call.
 
     `sent` says whether the request may have reached the server: False when the session
     could not even be opened, so retrying cannot run a tool twice."""
 
-    def __init__(self, server: str, cause: BaseException | str, *, tool: str | None = None, sent: bool = True) -> None:
-        self.server = server
-        self.tool = tool
+    def __init__(
+        self, server_name: str, cause: BaseException | str, *, name: str | None = None, sent: bool = True
+    ) -> None:
+        where = f"tool {name!r} on server {server_name!r}" if name else f"server {server_name!r}"
+        reason = cause if isinstance(cause, str) else describe(cause)
+        super().__init__(f"MCP {where} is unreachable: {reason}", server_name=server_name, name=name)
         self.cause = cause
         self.sent = sent
-        where = f"tool {tool!r} on server {server!r}" if tool else f"server {server!r}"
-        reason = cause if isinstance(cause, str) else describe(cause)
-        super().__init__(f"MCP {where} is unreachable: {reason}")
-
-
-class ToolTimeoutError(MCPBridgeError, TimeoutError):
-    """A tool call did not answer within its time limit."""
-
-    def __init__(self, server: str, tool: str, limit: float) -> None:
-        self.server = server
-        self.tool = tool
-        self.limit = limit
-        super().__init__(
-            f"MCP tool {tool!r} on server {server!r} timed out after {limit:g} s "
-            "(raise `timeout` for this server in the config, or pass a larger per-call timeout)"
-        )
-
-
-class MCPToolError(ToolException):
-    """The server answered a tool call with `isError: true`; `.result` is its `CallToolResult`."""
-
-    def __init__(self, message: str, result: Any = None) -> None:
-        super().__init__(message)
-        self.result = result
-
-
-class InvalidToolArguments(ToolException):
-    """The arguments do not match the tool's input schema; the server was not called."""
-
-
-class InvalidHeader(MCPBridgeError, ToolException):
-    """A header of this call cannot be sent (RFC 9110 name or value rules); the server was not
-    called and the shared session is untouched. The message names the header, never its value."""
-
-    def __init__(self, server: str, header: str, problem: str) -> None:
-        self.server = server
-        self.header = header
-        super().__init__(f"server {server!r}: {problem}; the server was not called")
 
 
 def describe(exc: BaseException) -> str:

@@ -1,10 +1,23 @@
-"""Every hook a plugin can implement. Hooks are synchronous and run when a bridge is built;
-they return objects (interceptors, client callbacks) that the core awaits later."""
+"""Every hook a plugin can implement, with its exact signature.
+
+Hooks are synchronous and run when a bridge is built (`mcpbridge_teardown` when it
+closes); they return objects (interceptors, client callbacks) that the core awaits later.
+An implementation takes any subset of a hook's arguments, by name. The core calls each
+plugin's implementation on its own, in chain order (outermost plugin first); so the pluggy
+options `tryfirst`, `trylast`, `wrapper` and `hookwrapper` would mean nothing and are
+refused at registration: declare a position with `mcpbridge_plugin = Plugin(...)` instead.
+Set `MCPBRIDGE_TRACE_HOOKS=1` to see every hook call (and every interceptor a tool call
+passes through) on stderr, in the order they run.
+
+`settings` is the plugin's own `[plugins.<name>]` table, validated once by the model its
+`Plugin(settings=...)` declares (None without one); `config` is the whole configuration.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+import argparse
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pluggy
 
@@ -17,47 +30,53 @@ PROJECT = "mcpbridge"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
-
-@hookspec
-def mcpbridge_configure(config: PluginConfig) -> None:
-    """Validate your `[plugins.<name>]` table when a bridge is built.
-
-    Runs once per bridge, before any other hook. Read your table with
-    `config.section("<name>")` or, better, `config.parse("<name>", YourModel)`, which raises a
-    `ConfigError` naming your plugin, the key and the file. Raise to refuse bad settings;
-    the return value is ignored.
-    """
+AddCommand: TypeAlias = Callable[[str, Callable[[argparse.Namespace], "int | None"], str], argparse.ArgumentParser]
+"""`add_command(name, run, help) -> parser`: adds `mcpbridge <name>`; `run(options)` gets the
+parsed arguments (with `options.config`) and returns an exit code."""
 
 
 @hookspec
-def mcpbridge_interceptors(config: PluginConfig) -> Sequence[ToolCallInterceptor] | None:
-    """Contribute tool-call interceptors.
-
-    Runs once per bridge, after `mcpbridge_configure`. Return the interceptors your plugin
-    adds, outermost first, or None. They are placed in the chain at your plugin's position
-    (see `[plugins] order`); each one is an `async (request, handler) -> result`. Keep any
-    state on the objects you return: they live as long as the bridge.
-    """
+def mcpbridge_configure(settings: Any, config: PluginConfig) -> None:
+    """Check what the settings model cannot (e.g. a combination of keys with the servers'
+    transports) when a bridge is built, before any other hook. Raise `ConfigError` to refuse
+    them; the return value is ignored."""
 
 
 @hookspec
-def mcpbridge_client_options(server_name: str, server: ServerConfig, config: PluginConfig) -> Mapping[str, Any] | None:
-    """Contribute keyword arguments for the mcp `Client` of one server.
+def mcpbridge_interceptors(settings: Any, config: PluginConfig) -> Sequence[ToolCallInterceptor] | None:
+    """Contribute tool-call interceptors, once per bridge.
 
-    Runs once per server when a bridge is built. Return a mapping of `mcp.Client` options
-    (e.g. `elicitation_callback`, `logging_callback`, `sampling_callback`,
-    `list_roots_callback`) or None. Two plugins giving the same option is an error. Wrap a
-    value in `mcpbridge.ModernOnly(...)` when it can answer modern-protocol servers only: a
-    legacy server is then never told the client has that capability.
-    """
+    Return the interceptors your plugin adds, outermost first, or None. They sit in the
+    chain at your plugin's place; each is an `async (request, handler) -> result`. Keep any
+    state on the objects you return: they live as long as the bridge."""
 
 
 @hookspec
-def mcpbridge_commands() -> Mapping[str, Callable[[list[str]], int | None]] | None:
-    """Contribute sub-commands to the `mcpbridge` command line.
+def mcpbridge_client_options(
+    server_name: str, server: ServerConfig, settings: Any, config: PluginConfig
+) -> Mapping[str, Any] | None:
+    """Contribute keyword arguments for the mcp `Client` of one server, once per server.
 
-    Runs when `mcpbridge <name> ...` names no built-in command. Return a mapping of
-    sub-command name to `main(argv) -> exit code` (argv excludes the sub-command name),
-    e.g. `{"cache": mcpbridge_cache.cli.main}` for `mcpbridge cache clear`. Import heavy
-    modules inside `main`, not at hook time.
-    """
+    Return a mapping of `mcp.Client` options (e.g. `elicitation_callback`,
+    `logging_callback`, `sampling_callback`, `list_roots_callback`) or None. Two plugins
+    giving the same option is an error. Wrap a value in `mcpbridge.ModernOnly(...)` when it can
+    answer modern-protocol servers only: a legacy server is then never told the client has
+    that capability. Declare what you answer in `Plugin(answers=...)`."""
+
+
+@hookspec
+def mcpbridge_teardown(
+    interceptors: Sequence[ToolCallInterceptor], settings: Any, config: PluginConfig
+) -> Awaitable[None] | None:
+    """Release what your interceptors hold (a Redis client, an exporter) when the bridge
+    closes, innermost plugin first. `interceptors` are the ones your plugin contributed.
+    Return an awaitable to be awaited on the bridge's event loop, or None. A bridge may be
+    opened again after closing: leave the interceptors usable."""
+
+
+@hookspec
+def mcpbridge_commands(add_command: AddCommand) -> None:
+    """Add sub-commands to the `mcpbridge` command line with `add_command(name, run, help)`,
+    which returns the argparse parser for your arguments (`--config` is already on it).
+    Commands show in `mcpbridge --help`; an `MCPBridgeError` your `run` raises is reported as
+    `mcpbridge: error: ...` with exit code 1. Import heavy modules inside `run`."""

@@ -9,27 +9,26 @@ answers with an error ToolMessage and never runs the gated call).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeAlias, TypeVar
 
-from langchain_core.tools import ToolException
 from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_SCRATCHPAD
 from langgraph.config import get_config
 from langgraph.errors import GraphInterrupt
 from langgraph.types import Interrupt, interrupt
 from pydantic import AfterValidator, WithJsonSchema
 
-from mcpbridge._errors import MCPBridgeError
+from mcpbridge._errors import CannotPauseError
+
+if TYPE_CHECKING:
+    from mcpbridge._pipeline import ToolCallRequest
 
 PAUSE_FIX = (
     "run the tool inside a LangGraph graph that has a checkpointer, e.g. "
     "`create_agent(model, tools, checkpointer=InMemorySaver())` (a SQLite or Postgres "
     "checkpointer to resume in another process), invoked with a `thread_id`"
 )
-
-
-class CannotPauseError(MCPBridgeError, ToolException):
-    """A call needed a person's answer but the run cannot pause; the call was not made."""
 
 
 def pause_problem() -> str | None:
@@ -85,3 +84,81 @@ def interrupt_payload(item: Interrupt | Mapping[str, Any]) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise TypeError(f"expected an mcpbridge interrupt, got a {type(value).__name__} value")
     return value
+
+
+A = TypeVar("A")
+AnswerCheck: TypeAlias = Callable[[Mapping[str, Any], Any], A]
+"""`check(payload, answer) -> answer`: raises `ValueError` naming what is wrong and what to send."""
+
+
+@dataclass(frozen=True, slots=True)
+class Question(Generic[A]):
+    """One kind of pause for a person's answer, e.g. an approval: the payload `type` that
+    marks its interrupts, and the check its answers pass — the same check when the call
+    pauses (so a bad resume value is refused and can be sent again) and when a client builds
+    a resume value with `resume()` (so mistakes surface there)."""
+
+    kind: str
+    """The payload's `type`, e.g. `"mcp_approval"`."""
+    purpose: str
+    """What the person is asked for, for messages, e.g. `"approval"`."""
+    check: AnswerCheck[A]
+
+    def ask(
+        self,
+        request: ToolCallRequest,
+        details: Mapping[str, Any],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        on_pause: Callable[[], None] | None = None,
+    ) -> A:
+        """Pause the run with a payload of `type`, `server_name`, `name`, `display_name`,
+        `tool_call_id` and `details`; return the checked answer once the run is resumed."""
+        payload = {
+            "type": self.kind,
+            "server_name": request.server_name,
+            "name": request.name,
+            "display_name": request.display_name or request.name,
+            "tool_call_id": request.tool_call_id,
+            **details,
+        }
+        answer: A = pause(
+            payload,
+            purpose=f"{self.purpose} for {where(payload)}",
+            check=lambda answer: self.check(payload, answer),
+            schema=schema,
+            on_pause=on_pause,
+        )
+        return answer
+
+    def pending(self, interrupts: Interrupt | Iterable[Interrupt]) -> list[Interrupt]:
+        """The interrupts in `interrupts` (e.g. `result["__interrupt__"]`) that ask this question."""
+        if isinstance(interrupts, Interrupt):
+            kind = interrupt_payload(interrupts).get("type")
+            if kind != self.kind:
+                raise ValueError(f"interrupt {interrupts.id} is a {kind!r} interrupt, not {self.kind!r}")
+            return [interrupts]
+        return [item for item in interrupts if _kind(item) == self.kind]
+
+    def resume(
+        self, interrupts: Interrupt | Iterable[Interrupt], answer: Any | Callable[[Mapping[str, Any]], Any]
+    ) -> dict[str, A]:
+        """`{interrupt.id: answer}` for every pending question of this kind, each answer
+        checked now; `answer` is one answer for all or a function of each payload. Merge
+        maps with `|` to answer several kinds at once in one `Command(resume=...)`."""
+        resume: dict[str, A] = {}
+        for item in self.pending(interrupts):
+            payload = interrupt_payload(item)
+            chosen = answer(payload) if callable(answer) else answer
+            resume[interrupt_id(item)] = self.check(payload, chosen)
+        return resume
+
+
+def where(payload: Mapping[str, Any]) -> str:
+    """`tool 'x' on server 'y'`, for messages about a paused call."""
+    return f"tool {payload.get('name')!r} on server {payload.get('server_name')!r}"
+
+
+def _kind(item: Interrupt) -> Any:
+    value = item.value
+    return value.get("type") if isinstance(value, Mapping) else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack
 
 from langchain_core.messages import ToolMessage
 from mcp.types import CallToolResult, InputRequiredResult, Tool
@@ -24,6 +24,20 @@ CallObserver: TypeAlias = Callable[[str, Mapping[str, Any]], None]
 ToolCallResult: TypeAlias = "CallToolResult | InputRequiredResult | ToolMessage | Command[Any]"
 """What a handler returns: the server's result, a request for user input (answered by the
 elicitation plugin), or a message / command an interceptor produced on its own."""
+
+
+class RequestChanges(TypedDict, total=False):
+    """What `ToolCallRequest.override()` may change."""
+
+    name: str
+    args: dict[str, Any]
+    headers: Mapping[str, str] | None
+    meta: dict[str, Any] | None
+    timeout: float | None
+    input_responses: dict[str, Any] | None
+    request_state: str | None
+    observers: tuple[CallObserver, ...]
+
 
 _READ_ONLY = frozenset({"server_name", "tool", "runtime", "display_name", "tool_call_id"})
 
@@ -66,8 +80,9 @@ class ToolCallRequest:
         for observer in self.observers:
             observer(event, data)
 
-    def override(self, **changes: Any) -> ToolCallRequest:
-        """A copy with `changes` applied. `server_name`, `tool` and `runtime` are read-only."""
+    def override(self, **changes: Unpack[RequestChanges]) -> ToolCallRequest:
+        """A copy with `changes` applied (mypy checks their names and types). `server_name`,
+        `tool`, `runtime`, `display_name` and `tool_call_id` identify the call: read-only."""
         refused = _READ_ONLY.intersection(changes)
         if refused:
             raise AttributeError(
@@ -76,21 +91,6 @@ class ToolCallRequest:
                 "or `request_state` instead"
             )
         return dataclasses.replace(self, **changes)
-
-
-_MISSING = object()
-
-
-def runtime_value(runtime: Any, path: Sequence[str]) -> Any:
-    """The value at `path` in a LangGraph ToolRuntime — e.g. `("context", "user_id")`,
-    `("state", "messages")`, `("config", "configurable", "tenant")` — through mappings and
-    attributes alike; None when the runtime or any step is missing."""
-    value: Any = runtime
-    for key in path:
-        value = value.get(key, _MISSING) if isinstance(value, Mapping) else getattr(value, key, _MISSING)
-        if value is _MISSING or value is None:
-            return None
-    return value
 
 
 ToolCallHandler: TypeAlias = Callable[[ToolCallRequest], Coroutine[Any, Any, Any]]

@@ -1,39 +1,41 @@
 """The plugin manager: find plugins through the `mcpbridge` entry point group, load them one
-at a time, decide which are enabled, order them, and call their hooks through typed
-methods (so mypy checks every hook call)."""
+at a time, decide which are enabled, order them by what they declare, validate their
+settings once, and call their hooks through typed methods (so mypy checks every hook call)."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import logging
 import os
+import sys
 import types
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import pluggy
 from pydantic import BaseModel, ValidationError
 
 from mcpbridge import _hookspecs as hookspecs
 from mcpbridge._config import ServerConfig, Settings
+from mcpbridge._declaration import DECLARATION, Capability, Plugin
 from mcpbridge._errors import ConfigError, PluginError
+from mcpbridge._ordering import chain_order
 from mcpbridge._pipeline import ToolCallInterceptor
 
 logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = hookspecs.PROJECT
-DEFAULT_ORDER = ("events", "otel", "approval", "cache", "elicitation", "retry", "headers")
-"""Our plugins, outermost first. Others go inside them, by name."""
 DIRECT = "interceptors"
 """The name that places `MCPBridge(interceptors=[...])` in `[plugins] order`."""
+_DIRECT_PLUGIN = Plugin(position=100)
 
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
-
-M = TypeVar("M", bound=BaseModel)
+ENV_TRACE = "MCPBRIDGE_TRACE_HOOKS"
+_POSITIONAL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper")
 
 
 @dataclass(frozen=True)
@@ -50,20 +52,6 @@ class PluginConfig:
         """The raw `[plugins.<plugin>]` table (empty when absent)."""
         return self.settings.plugins.sections.get(plugin, {})
 
-    def parse(self, plugin: str, model: type[M]) -> M:
-        """`[plugins.<plugin>]` validated by `model` (use `extra="forbid"`); errors name the
-        plugin, the key and the file."""
-        try:
-            return model.model_validate(self.section(plugin))
-        except ValidationError as exc:
-            where = f" in {self.source}" if self.source else ""
-            problems = "; ".join(
-                f"`plugins.{plugin}.{'.'.join(str(p) for p in e['loc'])}`: "
-                + ("unknown key" if e["type"] == "extra_forbidden" else e["msg"])
-                for e in exc.errors()
-            )
-            raise ConfigError(f"plugin {plugin!r}: invalid settings{where}: {problems}") from None
-
 
 @dataclass
 class PluginInfo:
@@ -76,6 +64,7 @@ class PluginInfo:
     position: int | None = None
     enabled: bool = True
     reason: str = ""
+    declared: Plugin | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -86,6 +75,8 @@ class PluginInfo:
             "position": self.position,
             "state": "enabled" if self.enabled else "disabled",
             "reason": self.reason,
+            "answers": list(self.declared.answers) if self.declared else [],
+            "settings": self.declared.settings.__name__ if self.declared and self.declared.settings else None,
         }
 
 
@@ -98,7 +89,10 @@ class PluginHost:
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
-        available = {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        self.plugin_settings: dict[str, BaseModel | None] = {}
+        self.contributed: dict[str, list[ToolCallInterceptor]] = {}
+        self._available = {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+        available = self._available
         given = [item if isinstance(item, str) else _object_name(item) for item in explicit or ()]
         self._check_names(available, given)
         if explicit is not None:
@@ -166,14 +160,25 @@ class PluginHost:
             )
 
     def _register(self, plugin: object, name: str, ep: importlib.metadata.EntryPoint | None) -> None:
+        declared = getattr(plugin, DECLARATION, None) or Plugin()
+        if not isinstance(declared, Plugin):
+            raise PluginError(
+                f"plugin {name!r}: `{DECLARATION}` must be a `mcpbridge.Plugin(...)`, not a {type(declared).__name__}"
+            )
         try:
             self.manager.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
             raise PluginError(f"plugin {name!r} is invalid: {exc}") from None
         except ValueError as exc:
             raise PluginError(f"plugin {name!r} is registered twice: {exc}") from None
+        callers = self.manager.get_hookcallers(plugin) or []
+        for caller in callers:
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin:
+                    _refuse_positional_options(name, impl)
         info = self._info(name, ep, enabled=True, reason="")
-        info.hooks = sorted(caller.name for caller in self.manager.get_hookcallers(plugin) or ())
+        info.hooks = sorted(caller.name for caller in callers)
+        info.declared = declared
         self.infos[name] = info
 
     def _info(self, name: str, ep: importlib.metadata.EntryPoint | None, *, enabled: bool, reason: str) -> PluginInfo:
@@ -199,11 +204,14 @@ class PluginHost:
                 )
 
     def _ordered(self) -> list[str]:
-        enabled = [name for name, info in self.infos.items() if info.enabled]
-        rank = {name: i for i, name in enumerate(DEFAULT_ORDER)}
-        default = [*sorted(enabled, key=lambda n: (n not in rank, rank.get(n, 0), n)), DIRECT]
-        explicit = [name for name in self.settings.plugins.order if name in default]
-        return explicit + [name for name in default if name not in explicit]
+        declared = {name: info.declared or Plugin() for name, info in self.infos.items() if info.enabled}
+        declared[DIRECT] = _DIRECT_PLUGIN
+        explicit = [name for name in self.settings.plugins.order if name in declared]
+        return chain_order(declared, explicit)
+
+    def declared(self, name: str) -> Plugin:
+        info = self.infos.get(name)
+        return info.declared if info is not None and info.declared is not None else Plugin()
 
     # -- hooks ---------------------------------------------------------------------
 
@@ -212,30 +220,31 @@ class PluginHost:
         return [name for name in self.order if name != DIRECT]
 
     def configure(self) -> None:
-        """Call `mcpbridge_configure` on every plugin."""
+        """Validate every plugin's settings (once), then call `mcpbridge_configure`."""
+        self.plugin_settings = {name: self._parse(name) for name in self.enabled}
         for impl in self._impls("mcpbridge_configure"):
-            self._call(impl, config=self.config)
+            self._call(impl)
 
     def interceptors(self, direct: Iterable[ToolCallInterceptor] = ()) -> list[ToolCallInterceptor]:
         """Every plugin's interceptors, in chain order, with `direct` ones at their place."""
-        contributed: dict[str, list[ToolCallInterceptor]] = {DIRECT: list(direct)}
+        self.contributed = {DIRECT: list(direct)}
         for impl in self._impls("mcpbridge_interceptors"):
-            result = self._call(impl, config=self.config) or []
+            result = list(self._call(impl) or [])
             for interceptor in result:
                 if not callable(interceptor):
                     raise PluginError(
                         f"plugin {impl.plugin_name!r} returned {interceptor!r} from mcpbridge_interceptors, "
                         "which is not an `async (request, handler)` callable"
                     )
-            contributed[impl.plugin_name] = list(result)
-        return [ic for name in self.order for ic in contributed.get(name, ())]
+            self.contributed[impl.plugin_name] = result
+        return [ic for name in self.order for ic in self.contributed.get(name, ())]
 
     def client_options(self, server_name: str, server: ServerConfig) -> dict[str, Any]:
         """Merged `mcp.Client` options from every plugin for one server."""
         merged: dict[str, Any] = {}
         owners: dict[str, str] = {}
         for impl in self._impls("mcpbridge_client_options"):
-            options = self._call(impl, server_name=server_name, server=server, config=self.config) or {}
+            options = self._call(impl, server_name=server_name, server=server) or {}
             for key, value in dict(options).items():
                 if key in owners:
                     raise PluginError(
@@ -246,15 +255,50 @@ class PluginHost:
                 merged[key] = value
         return merged
 
-    def commands(self) -> dict[str, Callable[[list[str]], int | None]]:
-        """CLI sub-commands from every plugin (`mcpbridge_commands`)."""
-        commands: dict[str, Callable[[list[str]], int | None]] = {}
+    async def teardown(self) -> None:
+        """`mcpbridge_teardown` of every plugin, innermost first."""
+        for impl in reversed(self._impls("mcpbridge_teardown")):
+            pending = self._call(impl, interceptors=tuple(self.contributed.get(impl.plugin_name, ())))
+            if pending is not None:
+                await pending
+
+    def commands(self, add_command: hookspecs.AddCommand) -> None:
+        """Let every plugin add its sub-commands (`mcpbridge_commands`)."""
         for impl in self._impls("mcpbridge_commands"):
-            for name, main in dict(self._call(impl) or {}).items():
-                if name in commands:
-                    raise PluginError(f"two plugins add the sub-command {name!r}; disable one of them")
-                commands[name] = main
-        return commands
+            self._call(impl, add_command=add_command)
+
+    def unanswered(self, capability: Capability | None = None) -> str:
+        """A hint for a server request that no enabled plugin answers: which installed
+        plugins declare that they answer it, and why they did not. Plugins that were not
+        loaded are imported here (only on this error path) to read their declaration."""
+        what = capability or "this client capability"
+        answering = []
+        for name, info in sorted(self.infos.items()):
+            declared = info.declared or _declaration_of(self._available.get(name))
+            if declared is not None and (capability in declared.answers if capability else declared.answers):
+                why = info.reason or "enabled, but not for this server"
+                answering.append(f"{name} ({info.distribution or 'not installed'}; {why})")
+        if not answering:
+            return (
+                f"no installed plugin answers {what}: install one that declares "
+                f"`Plugin(answers=({what!r},))` (see `mcpbridge plugins`)"
+            )
+        return f"no enabled plugin answers {what}; installed plugins that do: {', '.join(answering)}"
+
+    def _parse(self, name: str) -> BaseModel | None:
+        model = self.declared(name).settings
+        if model is None:
+            return None
+        try:
+            return model.model_validate(self.config.section(name), context={"servers": self.settings.servers})
+        except ValidationError as exc:
+            where = f" in {self.settings.source}" if self.settings.source else ""
+            problems = "; ".join(
+                f"`plugins.{name}.{'.'.join(str(p) for p in e['loc'])}`: "
+                + ("unknown key" if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, "))
+                for e in exc.errors()
+            )
+            raise ConfigError(f"plugin {name!r}: invalid settings{where}: {problems}") from None
 
     def _impls(self, hook: str) -> list[pluggy.HookImpl]:
         impls = getattr(self.manager.hook, hook).get_hookimpls()
@@ -262,14 +306,36 @@ class PluginHost:
         return sorted(impls, key=lambda impl: position.get(impl.plugin_name, len(position)))
 
     def _call(self, impl: pluggy.HookImpl, **kwargs: Any) -> Any:
+        given = {"config": self.config, "settings": self.plugin_settings.get(impl.plugin_name), **kwargs}
+        if _truthy(os.environ.get(ENV_TRACE)):
+            where = self.order.index(impl.plugin_name) if impl.plugin_name in self.order else "-"
+            print(f"mcpbridge hook: #{where} {impl.plugin_name}.{impl.function.__name__}", file=sys.stderr)
         try:
-            return impl.function(*(kwargs[name] for name in impl.argnames))
+            return impl.function(*(given[name] for name in impl.argnames))
         except (ConfigError, PluginError):
             raise
         except Exception as exc:
             raise PluginError(
                 f"plugin {impl.plugin_name!r} failed in {impl.function.__name__}: {type(exc).__name__}: {exc}"
             ) from exc
+
+
+def _declaration_of(ep: importlib.metadata.EntryPoint | None) -> Plugin | None:
+    try:
+        declared = getattr(ep.load(), DECLARATION, None) if ep is not None else None
+    except Exception:  # a plugin that fails to load answers nothing
+        return None
+    return declared if isinstance(declared, Plugin) else None
+
+
+def _refuse_positional_options(name: str, impl: pluggy.HookImpl) -> None:
+    for option in _POSITIONAL_OPTIONS:
+        if getattr(impl, option, False):
+            raise PluginError(
+                f"plugin {name!r}: `@hookimpl({option}=True)` on {impl.function.__name__} has no effect in mcpbridge, "
+                "which calls each plugin's hooks on their own, in chain order: declare where the plugin sits "
+                "with `mcpbridge_plugin = Plugin(position=..., before=(...), after=(...))` and drop the option"
+            )
 
 
 def _object_name(plugin: object) -> str:

@@ -7,8 +7,7 @@ tool (schema validator, interceptor chain, names) is built once, not on every ca
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,31 +22,29 @@ from mcp.types import CallToolResult, InputRequiredResult, Tool
 from pydantic import PrivateAttr
 
 from mcpbridge._callbacks import nobody_listens
-from mcpbridge._errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolTimeoutError
+from mcpbridge._declaration import Capability
+from mcpbridge._errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
+from mcpbridge._loops import HomeLoop
 from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
 from mcpbridge._results import result_text, to_artifact, to_content_blocks
 from mcpbridge._schemas import schema_problems
 from mcpbridge._wire import wire_problems
-
-ELICITATION_HINT = (
-    "asked for user input (elicitation), and no installed plugin answers it: "
-    "install and enable the mcpbridge-elicitation plugin"
-)
 
 
 @dataclass(frozen=True, slots=True)
 class ToolBinding:
     """What a tool needs at call time, computed once per tool."""
 
-    server: str
-    mcp_tool: Tool
+    server_name: str
+    tool: Tool
     handler: ToolCallHandler
     validator: Draft202012Validator
     handles_transport_errors: bool
     max_argument_bytes: int | None
-    submit: Callable[[Coroutine[Any, Any, Any]], Coroutine[Any, Any, Any]]
-    """Runs the chain on the loop that owns the sessions (directly when already there)."""
-    run_sync: Callable[[Coroutine[Any, Any, Any]], Any]
+    home: HomeLoop
+    """Where the chain runs: the loop that owns the sessions."""
+    unanswered: Callable[[Capability | None], str]
+    """The hint for a server request that no plugin answers."""
 
 
 class MCPTool(BaseTool):
@@ -59,16 +56,16 @@ class MCPTool(BaseTool):
 
     @classmethod
     def create(cls, binding: ToolBinding, *, name: str) -> MCPTool:
-        tool = binding.mcp_tool
+        tool = binding.tool
         annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
         instance = cls(
             name=name,
-            description=tool.description or tool.title or f"MCP tool {tool.name} on server {binding.server}",
+            description=tool.description or tool.title or f"MCP tool {tool.name} on server {binding.server_name}",
             args_schema=tool.input_schema,
             metadata={
                 "annotations": annotations,
-                "server": binding.server,
-                "mcp_tool_name": tool.name,
+                "server_name": binding.server_name,
+                "name": tool.name,
                 "mcp_meta": tool.meta,
             },
         )
@@ -141,75 +138,74 @@ class MCPTool(BaseTool):
 
     def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         """Sync entry point: runs `arun` on the loop that owns the sessions and waits."""
-        return self._binding.run_sync(self.arun(tool_input, *args, **kwargs))
+        return self._binding.home.run_sync(self.arun(tool_input, *args, **kwargs))
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - `run` is overridden
         raise NotImplementedError("MCPTool runs through `run` / `arun`")
 
     async def _call(self, arguments: dict[str, Any], runtime: Any, tool_call_id: str | None) -> Any:
         binding = self._binding
-        # Arguments that cannot travel as UTF-8 JSON would break the transport for every
-        # caller sharing the session: they are invalid arguments, like a schema mismatch.
-        problem = wire_problems(arguments, binding.max_argument_bytes) or schema_problems(binding.validator, arguments)
-        if problem is not None:
-            error = InvalidToolArguments(f"Invalid arguments for tool {self.name!r}: {problem}")
-            return self._fail(error, tool_call_id, [])
         request = ToolCallRequest(
-            name=binding.mcp_tool.name,
+            name=binding.tool.name,
             args=arguments,
-            server_name=binding.server,
+            server_name=binding.server_name,
             runtime=runtime,
-            tool=binding.mcp_tool,
+            tool=binding.tool,
             display_name=self.name,
             tool_call_id=tool_call_id,
         )
+        # Arguments that cannot travel as UTF-8 JSON would break the transport for every
+        # caller sharing the session: they are invalid arguments, like a schema mismatch.
+        problem = wire_problems(arguments, binding.max_argument_bytes) or schema_problems(binding.validator, arguments)
         try:
-            result = await binding.submit(binding.handler(request))
-        except (ToolException, ToolTimeoutError) as exc:
-            return self._fail(exc, tool_call_id, request.artifact)
-        except ServerConnectionError as exc:
-            if not binding.handles_transport_errors:
+            if problem is not None:
+                raise InvalidToolArguments(
+                    f"Invalid arguments for tool {self.name!r}: {problem}",
+                    server_name=binding.server_name,
+                    name=binding.tool.name,
+                )
+            result = await binding.home.submit(binding.handler(request))
+            return self._output(result, request)
+        except ToolException as error:
+            if isinstance(error, ServerConnectionError) and not binding.handles_transport_errors:
                 raise
-            return self._fail(exc, tool_call_id, request.artifact)
-        return self._output(result, tool_call_id, request.artifact)
+            return self._failed(error, request)
 
-    def _output(self, result: Any, tool_call_id: str | None, notes: list[dict[str, Any]]) -> Any:
-        if isinstance(result, CallToolResult):
-            content, artifact = to_content_blocks(result), to_artifact(result) + notes
-            if result.is_error and tool_call_id is None:
-                raise MCPToolError(result_text(result) or f"MCP tool {self.name!r} failed", result)
-            if tool_call_id is None:
-                return content
-            status: Literal["success", "error"] = "error" if result.is_error else "success"
-            return ToolMessage(content, artifact=artifact, tool_call_id=tool_call_id, name=self.name, status=status)
+    def _output(self, result: Any, request: ToolCallRequest) -> Any:
         if isinstance(result, InputRequiredResult):
-            server = self._binding.server
-            error = MCPToolError(f"MCP tool {self.name!r} on server {server!r} {ELICITATION_HINT}", result)
-            return self._fail(error, tool_call_id, notes)
-        if isinstance(result, ToolMessage) and tool_call_id and not result.tool_call_id:
-            result.tool_call_id = tool_call_id
+            hint = self._binding.unanswered("elicitation")
+            raise MCPToolError(
+                f"MCP tool {request.name!r} on server {request.server_name!r} asked for user input: {hint}",
+                result,
+                server_name=request.server_name,
+                name=request.name,
+            )
+        if isinstance(result, CallToolResult):
+            if result.is_error:
+                text = result_text(result) or f"MCP tool {self.name!r} failed"
+                raise MCPToolError(text, result, server_name=request.server_name, name=request.name)
+            if request.tool_call_id is None:
+                return to_content_blocks(result)
+            content, artifact = to_content_blocks(result), to_artifact(result) + request.artifact
+            return ToolMessage(content, artifact=artifact, tool_call_id=request.tool_call_id, name=self.name)
+        if isinstance(result, ToolMessage) and request.tool_call_id and not result.tool_call_id:
+            result.tool_call_id = request.tool_call_id
         return result
 
-    def _fail(self, error: BaseException, tool_call_id: str | None, notes: list[dict[str, Any]]) -> ToolMessage:
-        if tool_call_id is None:
+    def _failed(self, error: ToolException, request: ToolCallRequest) -> ToolMessage:
+        """The one place a failed call becomes an error ToolMessage (or, for a call with plain
+        arguments and no tool call id, stays an exception)."""
+        if request.tool_call_id is None:
             raise error
-        result = getattr(error, "result", None)
-        artifact = (to_artifact(result) if isinstance(result, CallToolResult) else []) + notes
-        return ToolMessage(str(error), artifact=artifact, tool_call_id=tool_call_id, name=self.name, status="error")
-
-
-def make_submit(
-    home: Callable[[], asyncio.AbstractEventLoop],
-) -> Callable[[Coroutine[Any, Any, Any]], Coroutine[Any, Any, Any]]:
-    """`submit(coro)`: await `coro` here when this is the home loop, else on the home loop."""
-
-    async def submit(coro: Coroutine[Any, Any, Any]) -> Any:
-        loop = home()
-        if asyncio.get_running_loop() is loop:
-            return await coro
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
-
-    return submit
+        found = getattr(error, "result", None)
+        result = found if isinstance(found, CallToolResult) else None
+        content: Any = to_content_blocks(result) if result is not None and result.content else None
+        if content is None:
+            content = error.message() if isinstance(error, ToolCallError) else str(error)
+        artifact = (to_artifact(result) if result is not None else []) + request.artifact
+        return ToolMessage(
+            content, artifact=artifact, tool_call_id=request.tool_call_id, name=self.name, status="error"
+        )
 
 
 def _as_arguments(tool_input: str | dict[str, Any], name: str) -> dict[str, Any]:

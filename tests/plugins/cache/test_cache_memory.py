@@ -17,7 +17,7 @@ from .conftest import BridgeMaker, cache_entries
 
 
 async def call(bridge: MCPBridge, tool: str, args: dict[str, Any], *, runtime: Any = None) -> Any:
-    tools = {t.binding.mcp_tool.name: t for t in await bridge.list_tools()}
+    tools = {t.binding.tool.name: t for t in await bridge.list_tools()}
     return await tools[tool].ainvoke(make_tool_call(tools[tool], args, runtime=runtime))
 
 
@@ -139,12 +139,12 @@ async def test_concurrent_failing_calls_are_not_shared(cached_bridge: BridgeMake
 async def test_a_hit_is_a_fresh_copy(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
     """An outer interceptor may change a result in place; the next hit must not see it."""
     async with cached_bridge() as bridge:
-        [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "lookup"]
+        [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
         [cache] = mcpbridge_cache.interceptors_of(bridge)
         server = bridge.connections["s"].call_tool
 
         def request() -> ToolCallRequest:
-            return ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.mcp_tool)
+            return ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)
 
         first = await cache(request(), server)
         first.content[0].text = "changed"
@@ -162,10 +162,10 @@ async def test_hits_and_misses_are_notified(cached_bridge: BridgeMaker) -> None:
         return await handler(request.override(observers=(*request.observers, lambda e, d: seen.append((e, dict(d))))))
 
     async with cached_bridge() as bridge:
-        [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "lookup"]
+        [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
         [cache] = mcpbridge_cache.interceptors_of(bridge)
         for _ in range(2):
-            request = ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.mcp_tool)
+            request = ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)
             await listen(request, lambda r: cache(r, bridge.connections["s"].call_tool))
     assert [event for event, _ in seen] == ["cache.miss", "cache.hit"]
     assert seen[1][1]["server"] == "s"

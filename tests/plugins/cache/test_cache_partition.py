@@ -33,7 +33,7 @@ def http_server(calls: Counter[str]) -> Iterator[dict[str, Any]]:
 
 async def whoami_as_everyone(bridge: MCPBridge) -> list[tuple[str, str, bool]]:
     """Every user calls `whoami` at once; returns (user, answer, hit) per call."""
-    [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "whoami"]
+    [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "whoami"]
 
     async def one(user: str) -> tuple[str, str, bool]:
         runtime = make_runtime({"user_id": user})
@@ -73,7 +73,7 @@ async def test_without_a_partition_users_would_share(
 
 async def test_a_call_without_identity_is_not_cached(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
     async with cached_bridge(partition_by=["context.user_id"]) as bridge:
-        [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "lookup"]
+        [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
         for runtime in (None, None, make_runtime({"team": "a"})):
             message = await tool.ainvoke(make_tool_call(tool, {"q": "x"}, runtime=runtime))
     assert calls["lookup"] == 3
@@ -94,7 +94,7 @@ async def test_identity_sources(
     cached_bridge: BridgeMaker, calls: Counter[str], source: str, same: dict[str, Any], other: dict[str, Any]
 ) -> None:
     async with cached_bridge(partition_by=[source]) as bridge:
-        [tool] = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "lookup"]
+        [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
         [cache] = mcpbridge_cache.interceptors_of(bridge)
 
         async def ask(where: dict[str, Any]) -> bool:
@@ -102,7 +102,7 @@ async def test_identity_sources(
                 state=where.get("state"), config={"configurable": where["config"]} if "config" in where else None
             )
             request = ToolCallRequest(
-                "lookup", {"q": "x"}, "s", headers=where.get("headers"), runtime=runtime, tool=tool.binding.mcp_tool
+                "lookup", {"q": "x"}, "s", headers=where.get("headers"), runtime=runtime, tool=tool.binding.tool
             )
             # the in-process server carries no headers: drop them after the cache has read them
             await cache(request, lambda r: bridge.connections["s"].call_tool(r.override(headers=None)))
@@ -119,7 +119,7 @@ class Context:
 
 async def test_in_an_agent_the_hit_is_in_the_tool_message(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
     async with cached_bridge(partition_by=["context.user_id"]) as bridge:
-        tools = [t for t in await bridge.list_tools() if t.binding.mcp_tool.name == "lookup"]
+        tools = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
 
         async def run(thread: str, user: str) -> ToolMessage:
             model = ScriptedChatModel(turns=[tool_call_turn(("lookup", {"q": "x"}))])

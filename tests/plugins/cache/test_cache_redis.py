@@ -26,7 +26,7 @@ from .conftest import BridgeMaker, cache_entries
 
 
 async def call(bridge: MCPBridge, tool: str, args: dict[str, Any]) -> Any:
-    tools = {t.binding.mcp_tool.name: t for t in await bridge.list_tools()}
+    tools = {t.binding.tool.name: t for t in await bridge.list_tools()}
     return await tools[tool].ainvoke(make_tool_call(tools[tool], args))
 
 

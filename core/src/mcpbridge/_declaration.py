@@ -1,0 +1,42 @@
+"""What a plugin declares about itself: where its interceptors sit in the chain, its
+settings model, and the client capabilities it answers.
+
+    mcpbridge_plugin = Plugin(settings=Settings, position=40, after=("approval",))
+
+The core reads the module (or object) attribute `mcpbridge_plugin`; a plugin without one
+gets `Plugin()`: no settings model, position 50, no capability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from pydantic import BaseModel
+
+Capability: TypeAlias = Literal["elicitation", "sampling", "roots"]
+"""A client capability of the MCP protocol that a plugin can answer for servers."""
+
+DECLARATION = "mcpbridge_plugin"
+"""The attribute the core reads a plugin's `Plugin` from."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin:
+    """A plugin's declaration (module attribute `mcpbridge_plugin`)."""
+
+    settings: type[BaseModel] | None = None
+    """The model of `[plugins.<name>]`. The core validates the table once when a bridge is
+    built (errors name the plugin, the key and the file) and hands the instance to every hook
+    that takes a `settings` argument. Use `extra="forbid"`; annotate server names with
+    `ServerName` and tool patterns with `ToolSelector` so that typos are refused."""
+    position: int = 50
+    """0 (outermost, sees every call first) to 100 (innermost, next to the server). Plugins
+    with equal positions are ordered by name; `MCPBridge(interceptors=...)` sit at 100."""
+    before: tuple[str, ...] = ()
+    """Plugins this one must wrap (sit outside of), when they are enabled."""
+    after: tuple[str, ...] = ()
+    """Plugins that must wrap this one, when they are enabled."""
+    answers: tuple[Capability, ...] = ()
+    """Client capabilities this plugin answers (through `mcpbridge_client_options` or an
+    interceptor); named in the hint when a server asks for one that nobody answers."""

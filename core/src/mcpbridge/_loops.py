@@ -1,0 +1,103 @@
+"""All event-loop hopping in one place.
+
+A bridge's sessions belong to one event loop, its home: the loop that opened it with
+`async with`, or a loop thread of its own for `with MCPBridge(...)` and sync `invoke`. Work
+from any other loop or thread is sent home and awaited (or waited for) from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    """Owns one event loop running in its own thread until `stop()`."""
+
+    def __init__(self, name: str = "mcpbridge-loop") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_forever()
+        finally:
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.close()
+
+    def stop(self) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+
+
+class HomeLoop:
+    """The loop that owns a bridge's sessions, and the ways to run work on it."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: LoopThread | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The home loop, or None when there is none (or it has closed)."""
+        if self._loop is not None and self._loop.is_closed():
+            self._loop = None  # the sessions ended with their event loop
+        return self._loop
+
+    def bind_here(self) -> None:
+        """Make the running loop home, unless a live home exists."""
+        if self.loop is None:
+            self._loop = asyncio.get_running_loop()
+
+    def start_thread(self) -> None:
+        """Make a loop thread of our own home, unless a live home exists."""
+        if self.loop is None:
+            self._thread = LoopThread()
+            self._loop = self._thread.loop
+
+    def stop_thread(self) -> None:
+        if self._thread is not None:
+            self._thread.stop()
+            self._thread = None
+            self._loop = None
+
+    async def submit(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await `coro` here when this is home (binding home here if there is none), else
+        on the home loop."""
+        if self.loop is None:
+            self.bind_here()
+        loop = self._loop
+        assert loop is not None
+        if asyncio.get_running_loop() is loop:
+            return await coro
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+
+    def run_sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the home loop (in the caller's context) and block until it is done."""
+        return run_on(self.loop, coro)
+
+
+def run_on(loop: asyncio.AbstractEventLoop | None, coro: Coroutine[Any, Any, T]) -> T:
+    """Run `coro` on `loop` (in the caller's context) and block until it is done."""
+    if loop is None or loop.is_closed():
+        coro.close()
+        raise RuntimeError("the MCPBridge is not open: use `async with MCPBridge(...)` or `with MCPBridge(...)` first")
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        coro.close()
+        raise RuntimeError(
+            "a sync call (`invoke`) from the event loop that owns the bridge's sessions would "
+            "deadlock: use `await tool.ainvoke(...)` there, or open the bridge with a plain "
+            "`with MCPBridge(...)` so that it runs its own loop thread"
+        )
+    return asyncio.run_coroutine_threadsafe(coro, loop).result()

@@ -1,0 +1,78 @@
+"""One grammar for "where a value comes from" in settings: a field of the LangGraph run
+or a header already on the request.
+
+    context.user_id                  runtime.context.user_id
+    state.account.id                 runtime.state["account"]["id"]
+    config.configurable.tenant       runtime.config["configurable"]["tenant"]
+    header.x-user-id                 request.headers["x-user-id"] (names ignore case)
+
+Parsed once when settings are validated (a bad source is a ConfigError naming its key);
+read on every call with `source.read(request)`, which gives None when the value is absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+from mcpbridge._pipeline import ToolCallRequest
+
+Origin = Literal["context", "state", "config", "header"]
+_ORIGINS: tuple[Origin, ...] = ("context", "state", "config", "header")
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSource:
+    """A parsed source; use the type in a settings model and give it as text."""
+
+    origin: Origin
+    path: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> ValueSource:
+        origin, _, rest = text.partition(".")
+        path = tuple(rest.split(".")) if rest else ()
+        if origin not in _ORIGINS or not path or not all(path) or (origin == "header" and len(path) != 1):
+            raise ValueError(
+                f"{text!r} is not a value source: use `context.<field>`, `state.<field>`, "
+                "`config.<path>` (e.g. `config.configurable.user_id`) or `header.<name>`"
+            )
+        if origin == "header":
+            path = (path[0].lower(),)
+        return cls(origin, path)
+
+    def read(self, request: ToolCallRequest) -> Any:
+        """The value for this call, or None when any step is missing."""
+        if self.origin == "header":
+            headers = request.headers or {}
+            name = self.path[0]
+            return next((value for key, value in headers.items() if key.lower() == name), None)
+        return runtime_value(request.runtime, (self.origin, *self.path))
+
+    def __str__(self) -> str:
+        return ".".join((self.origin, *self.path))
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        from_text = core_schema.no_info_after_validator_function(cls.parse, core_schema.str_schema())
+        return core_schema.union_schema(
+            [core_schema.is_instance_schema(cls), from_text],
+            serialization=core_schema.plain_serializer_function_ser_schema(str),
+        )
+
+
+def runtime_value(runtime: Any, path: Sequence[str]) -> Any:
+    """The value at `path` in a LangGraph ToolRuntime — e.g. `("context", "user_id")`,
+    `("state", "messages")`, `("config", "configurable", "tenant")` — through mappings and
+    attributes alike; None when the runtime or any step is missing."""
+    value: Any = runtime
+    for key in path:
+        value = value.get(key, _MISSING) if isinstance(value, Mapping) else getattr(value, key, _MISSING)
+        if value is _MISSING or value is None:
+            return None
+    return value
