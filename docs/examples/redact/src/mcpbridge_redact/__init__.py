@@ -11,15 +11,17 @@ import re
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict
 
-from mcpbridge import PluginConfig, ToolCallHandler, ToolCallInterceptor, ToolCallRequest, ToolCallResult, hookimpl
-
-NAME = "redact"
+from mcpbridge import Plugin, ToolCallHandler, ToolCallInterceptor, ToolCallRequest, ToolCallResult, hookimpl
 
 
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     patterns: list[str] = [r"sk-[A-Za-z0-9]{8,}"]
     replacement: str = "[REDACTED]"
+
+
+mcpbridge_plugin = Plugin(settings=Settings, position=15)
+"""Just inside the events plugin, so that nothing outside it sees a secret."""
 
 
 class Redactor:
@@ -39,8 +41,7 @@ class Redactor:
 
 
 @hookimpl
-def mcpbridge_configure(config: PluginConfig) -> None:
-    settings = config.parse(NAME, Settings)
+def mcpbridge_configure(settings: Settings) -> None:
     for pattern in settings.patterns:
         try:
             re.compile(pattern)
@@ -49,5 +50,5 @@ def mcpbridge_configure(config: PluginConfig) -> None:
 
 
 @hookimpl
-def mcpbridge_interceptors(config: PluginConfig) -> list[ToolCallInterceptor]:
-    return [Redactor(config.parse(NAME, Settings))]
+def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
+    return [Redactor(settings)]
