@@ -1,87 +1,84 @@
-"""pytest fixtures for plugin authors (installed as a pytest plugin with mcpbridge).
+"""What a plugin author needs to test a plugin, as pytest fixtures (this package is a pytest
+plugin, registered when mcpbridge is installed) and the plain helpers behind them.
 
 async def test_my_plugin(mcp_server, mcpbridge_factory, tool_call):
     def shout(text: str) -> str:
         return text.upper()
 
-    server = mcp_server(shout)
-    async with mcpbridge_factory({"demo": server}, plugins=[my_plugin]) as bridge:
+    async with mcpbridge_factory({"demo": mcp_server(shout)}, plugins=[my_plugin]) as bridge:
         [tool] = await bridge.list_tools()
         message = await tool.ainvoke(tool_call(tool, {"text": "hi"}))
         assert message.content[0]["text"] == "HI"
+
+The HTTP server needs `uvicorn`, the agent `langchain`; both are imported only when used.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, cast
+from typing import Any
 
 import pytest
-from langchain_core.runnables import RunnableConfig
 from langgraph.prebuilt import ToolRuntime
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
 
-from mcpbridge._bridge import MCPBridge
-from mcpbridge._pipeline import ToolCallInterceptor
-from mcpbridge._tools import MCPTool
+from mcpbridge import MCPBridge, ToolCallInterceptor
+from mcpbridge.testing._agents import (
+    ScriptedChatModel,
+    Turn,
+    make_agent,
+    make_runtime,
+    make_tool_call,
+    tool_call_turn,
+)
+from mcpbridge.testing._servers import HTTPServer, make_server, serve_http, serving, stdio_config
 
-_ids = itertools.count(1)
-
-
-def make_server(
-    *functions: Callable[..., Any], name: str = "test", annotations: Mapping[str, ToolAnnotations] | None = None
-) -> MCPServer:
-    """An in-process MCP server whose tools are the given plain functions (name = function
-    name, description = docstring); `annotations` maps tool names to ToolAnnotations."""
-    server = MCPServer(name)
-    for function in functions:
-        if function.__name__ == "<lambda>":
-            raise ValueError("mcp_server() names each tool after its function: pass `def` functions, not lambdas")
-        server.tool(annotations=(annotations or {}).get(function.__name__))(function)
-    return server
-
-
-def make_runtime(
-    context: Any = None, *, tool_call_id: str | None = None, state: Any = None, config: Mapping[str, Any] | None = None
-) -> ToolRuntime[Any, Any]:
-    """A LangGraph `ToolRuntime` as ToolNode would inject it, with the given context."""
-    return ToolRuntime(
-        state=state if state is not None else {},
-        context=context,
-        config=cast(RunnableConfig, dict(config or {})),
-        stream_writer=lambda chunk: None,
-        tool_call_id=tool_call_id or f"call-{next(_ids)}",
-        store=None,
-    )
-
-
-def make_tool_call(
-    tool: MCPTool, args: Mapping[str, Any], *, id: str | None = None, runtime: Any = None
-) -> dict[str, Any]:
-    """A model-style ToolCall for `tool` (pass it to `tool.ainvoke`); `runtime` is injected
-    the way ToolNode does it."""
-    call_args = dict(args)
-    if runtime is not None:
-        call_args["runtime"] = runtime
-    return {"type": "tool_call", "name": tool.name, "args": call_args, "id": id or f"call-{next(_ids)}"}
-
+__all__ = [
+    "BridgeFactory",
+    "HTTPServer",
+    "ScriptedChatModel",
+    "Turn",
+    "make_agent",
+    "make_runtime",
+    "make_server",
+    "make_tool_call",
+    "serve_http",
+    "serving",
+    "stdio_config",
+    "tool_call_turn",
+]
 
 BridgeFactory = Callable[..., AbstractAsyncContextManager[MCPBridge]]
 
 
 @pytest.fixture
 def mcp_server() -> Callable[..., MCPServer]:
-    """`mcp_server(*functions, name=..., annotations=...)` → an in-process MCPServer."""
+    """`mcp_server(*functions, name=..., annotations={tool: ToolAnnotations})` → an
+    in-process MCPServer whose tools are your `def` functions (`make_server`)."""
     return make_server
 
 
 @pytest.fixture
+def mcp_http_url() -> Iterator[Callable[[MCPServer | Any], str]]:
+    """`mcp_http_url(server)` → "http://127.0.0.1:<port>/mcp": the MCPServer (or ASGI app)
+    served over streamable HTTP by uvicorn on a free loopback port, until the test ends
+    (`serve_http`). Config it as `{"url": url}`."""
+    started: list[HTTPServer] = []
+
+    def serve(app: MCPServer | Any) -> str:
+        started.append(serve_http(app))
+        return started[-1].url
+
+    yield serve
+    for served in started:
+        served.stop()
+
+
+@pytest.fixture
 def mcpbridge_factory() -> BridgeFactory:
-    """`async with mcpbridge_factory(servers, plugins=[...], interceptors=[...]) as bridge:`.
-    Only the plugins you pass are loaded (none are autoloaded)."""
+    """`async with mcpbridge_factory(servers, plugins=[...], interceptors=[...], **options) as
+    bridge:` an `MCPBridge` with only the plugins you pass (none are autoloaded)."""
 
     @asynccontextmanager
     async def factory(
@@ -99,11 +96,22 @@ def mcpbridge_factory() -> BridgeFactory:
 
 @pytest.fixture
 def tool_runtime() -> Callable[..., ToolRuntime[Any, Any]]:
-    """`tool_runtime(context={...})` → a ToolRuntime as ToolNode injects it."""
+    """`tool_runtime(context={...}, state=..., config=..., tool_call_id=...)` → a LangGraph
+    ToolRuntime as ToolNode injects it (`make_runtime`)."""
     return make_runtime
 
 
 @pytest.fixture
 def tool_call() -> Callable[..., dict[str, Any]]:
-    """`tool_call(tool, args, runtime=...)` → a ToolCall dict for `tool.ainvoke`."""
+    """`tool_call(tool, args, runtime=..., id=...)` → a model-style ToolCall dict for
+    `tool.ainvoke`, which then returns a ToolMessage (`make_tool_call`)."""
     return make_tool_call
+
+
+@pytest.fixture
+def agent_factory() -> Callable[..., Any]:
+    """`agent_factory(model_or_turns, tools, **create_agent_options)` → a LangChain agent with
+    an in-memory checkpointer, so its pauses can be resumed with `Command(resume=...)` on the
+    same `thread_id`; a list of turns (`tool_call_turn(...)`, AIMessages) plays the model
+    (`ScriptedChatModel`). Needs `langchain` (`make_agent`)."""
+    return make_agent
