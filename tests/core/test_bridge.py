@@ -10,6 +10,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import ConfigError, InvalidToolArguments, MCPBridge, MCPToolError, ServerConnectionError
+from mcpbridge.testing import serve_http
 from tests.conftest import stdio_config
 from tests.servers import basic
 
@@ -157,7 +158,7 @@ async def test_input_request_without_elicitation_plugin_says_what_to_install() -
         confirm = (await tools_of(bridge))["confirm"]
         message = await confirm.ainvoke(call(confirm, {}))
     assert message.status == "error"
-    assert "mcpbridge-elicitation" in message.content
+    assert "no enabled plugin answers elicitation; installed plugins that do: elicitation (mcpbridge-elicitation" in message.content
 
 
 async def test_tools_are_listed_once_per_connection_and_refreshed_on_request() -> None:
@@ -186,20 +187,15 @@ async def test_unknown_server_in_call_and_list() -> None:
 
 
 async def test_http_server_restart_reconnects() -> None:
-    from tests.conftest import serve_http
-
-    base, server, thread = serve_http(basic.build().streamable_http_app())
-    port = base.rsplit(":", 1)[1]
-    async with MCPBridge({"basic": {"url": f"{base}/mcp", "connect_timeout": 5}}, plugins=[]) as bridge:
+    served = serve_http(basic.build())
+    async with MCPBridge({"basic": {"url": served.url, "connect_timeout": 5}}, plugins=[]) as bridge:
         echo = (await tools_of(bridge))["echo"]
         assert (await echo.ainvoke({"text": "up"}))[0]["text"] == "up"
-        server.should_exit = True
-        await asyncio.to_thread(thread.join, 5)
+        await asyncio.to_thread(served.stop)
         with pytest.raises(ServerConnectionError, match="server 'basic'"):
             await echo.ainvoke({"text": "down"})
-        _, again, again_thread = await asyncio.to_thread(serve_http, basic.build().streamable_http_app(), int(port))
+        again = await asyncio.to_thread(serve_http, basic.build(), served.port)
         try:
             assert (await echo.ainvoke({"text": "back"}))[0]["text"] == "back"
         finally:
-            again.should_exit = True
-            await asyncio.to_thread(again_thread.join, 5)
+            await asyncio.to_thread(again.stop)

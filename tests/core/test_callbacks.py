@@ -42,7 +42,7 @@ async def test_collect_runs_sees_the_tool_run() -> None:
             assert not nobody_listens(None, None, False)
             await echo.ainvoke({"text": "hi"})
     assert [run.name for run in collector.traced_runs] == ["echo"]
-    assert collector.traced_runs[0].extra["metadata"]["mcp_tool_name"] == "echo"
+    assert collector.traced_runs[0].extra["metadata"]["name"] == "echo"
 
 
 def test_nobody_listens_only_without_any_listener() -> None:

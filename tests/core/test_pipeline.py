@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcp.types import CallToolResult, TextContent
 
-from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest, compose
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest, compose, hookimpl
 from tests.servers import basic
 
 
@@ -145,25 +146,39 @@ async def test_compose_without_interceptors_is_the_terminal() -> None:
     assert compose([], terminal) is terminal
 
 
-async def test_interceptors_with_aclose_are_closed_with_the_bridge() -> None:
+async def test_plugins_release_what_they_hold_when_the_bridge_closes() -> None:
     class Holder:
         closed = 0
 
         async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
             return await handler(request)
 
-        async def aclose(self) -> None:
-            self.closed += 1
+    class Holding:
+        mcpbridge_name = "holding"
 
-    holder = Holder()
-    async with MCPBridge({"basic": basic.build()}, plugins=[], interceptors=[holder]) as bridge:
-        await {t.name: t for t in await bridge.list_tools()}["echo"].ainvoke({"text": "x"})
-        assert holder.closed == 0
-    assert holder.closed == 1
+        @hookimpl
+        def mcpbridge_interceptors(self) -> list[Any]:
+            return [Holder()]
+
+        @hookimpl
+        def mcpbridge_teardown(self, interceptors: Sequence[Holder]) -> Awaitable[None]:
+            async def close() -> None:
+                for holder in interceptors:
+                    holder.closed += 1
+
+            return close()
+
+    bridge = MCPBridge({"basic": basic.build()}, plugins=[Holding()])
+    [holder] = bridge.interceptors
+    assert isinstance(holder, Holder)
+    for _ in range(2):  # closed each time; usable again after reopening
+        async with bridge:
+            await {t.name: t for t in await bridge.list_tools()}["echo"].ainvoke({"text": "x"})
+    assert holder.closed == 2
 
 
 def test_runtime_value_walks_mappings_and_attributes() -> None:
-    from mcpbridge import runtime_value
+    from mcpbridge._sources import runtime_value
     from mcpbridge.testing import make_runtime
 
     runtime = make_runtime({"user": {"id": "u1"}}, state={"n": 0}, config={"configurable": {"tenant": "t"}})

@@ -14,7 +14,16 @@ from typing import Any
 
 import pytest
 
-from mcpbridge import ConfigError, MCPBridge, PluginConfig, PluginError, ToolCallHandler, ToolCallRequest, hookimpl
+from mcpbridge import (
+    ConfigError,
+    MCPBridge,
+    Plugin,
+    PluginConfig,
+    PluginError,
+    ToolCallHandler,
+    ToolCallRequest,
+    hookimpl,
+)
 from mcpbridge._cli import main as cli
 from mcpbridge._config import build_settings
 from mcpbridge._plugins import PluginHost
@@ -137,9 +146,11 @@ def test_plugin_settings_are_validated_by_the_plugin(installed: Path) -> None:
 class Tracer:
     """A plugin object recording the order its interceptor runs in."""
 
-    def __init__(self, name: str, trace: list[str]) -> None:
+    def __init__(self, name: str, trace: list[str], declared: Plugin | None = None) -> None:
         self.mcpbridge_name = name
         self.trace = trace
+        if declared is not None:
+            self.mcpbridge_plugin = declared
 
     @hookimpl
     def mcpbridge_interceptors(self, config: PluginConfig) -> list[Any]:
@@ -157,19 +168,25 @@ async def test_default_order_direct_interceptors_and_order_override() -> None:
         trace.append("direct")
         return await handler(request)
 
-    plugins = [Tracer(n, trace) for n in ("zeta", "headers", "events", "alpha", "cache")]
+    plugins = [
+        Tracer("zeta", trace),
+        Tracer("inner", trace, Plugin(position=90)),
+        Tracer("outer", trace, Plugin(position=10)),
+        Tracer("alpha", trace),
+        Tracer("wrapped", trace, Plugin(position=5, after=("alpha",))),
+    ]
     bridge = MCPBridge({"basic": basic.build()}, plugins=plugins, interceptors=[direct])
-    assert bridge.plugins.order == ["events", "cache", "headers", "alpha", "zeta", "interceptors"]
+    assert bridge.plugins.order == ["outer", "alpha", "wrapped", "zeta", "inner", "interceptors"]
     async with bridge:
         await {t.name: t for t in await bridge.list_tools()}["echo"].ainvoke({"text": "x"})
-    assert trace == ["events", "cache", "headers", "alpha", "zeta", "direct"]
+    assert trace == ["outer", "alpha", "wrapped", "zeta", "inner", "direct"]
     reordered = MCPBridge(
         {},
         plugins=plugins,
         plugin_settings={},
         settings=build_settings({"plugins": {"order": ["interceptors", "zeta"]}}),
     )
-    assert reordered.plugins.order == ["interceptors", "zeta", "events", "cache", "headers", "alpha"]
+    assert reordered.plugins.order == ["interceptors", "zeta", "outer", "alpha", "wrapped", "inner"]
 
 
 def test_hook_typos_and_bad_returns_are_named() -> None:

@@ -1,4 +1,5 @@
-"""`mcpbridge plugins | tools | call | demo` (and sub-commands that plugins add).
+"""`mcpbridge plugins | tools | call` and the sub-commands that plugins add
+(`mcpbridge_commands`).
 
 Imports stay inside the commands: `import mcp` and LangGraph take seconds, and
 `mcpbridge --help` should not.
@@ -10,23 +11,21 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from mcpbridge._errors import MCPBridgeError, PluginError
+from mcpbridge._hookspecs import AddCommand
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] not in _COMMANDS and not args[0].startswith("-"):
-        plugin_command = _plugin_commands().get(args[0])
-        if plugin_command is not None:
-            return int(plugin_command(args[1:]) or 0)
     parser = _parser()
     options = parser.parse_args(args)
     if not hasattr(options, "run"):
         parser.print_help()
         return 2
-    from mcpbridge._errors import MCPBridgeError
     from mcpbridge._redaction import install_log_redaction, redact_text
 
     redaction = install_log_redaction()
@@ -42,7 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcpbridge", description="MCP server tools for LangChain / LangGraph agents.")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
-    def command(name: str, run: Any, help: str) -> argparse.ArgumentParser:
+    def command(name: str, run: Callable[[argparse.Namespace], int | None], help: str) -> argparse.ArgumentParser:
+        if name in commands.choices:
+            raise PluginError(f"two commands are named {name!r}: disable one of the plugins that add it")
         sub = commands.add_parser(name, help=help, description=help)
         sub.add_argument("--config", help="config file (default: ./mcpbridge.toml)")
         sub.set_defaults(run=run)
@@ -56,14 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("server")
     call.add_argument("tool", help="the server's own (unprefixed) tool name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
-    demo = command("demo", _demo, "run the bundled demo on embedded servers")
-    demo.add_argument("--yes", action="store_true", help="approve every approval question")
-    demo.add_argument("--model", help="use a real model through init_chat_model, e.g. openai:gpt-4.1-mini")
-    demo.add_argument("--ui", action="store_true", help="open the live inspector page (needs mcpbridge-events)")
+    _add_plugin_commands(command)
     return parser
-
-
-_COMMANDS = {"plugins", "tools", "call", "demo"}
 
 
 def _settings(options: argparse.Namespace, *, required: bool) -> Any:
@@ -155,21 +150,16 @@ def _redacted(text: str) -> str:
     return redact_text(text, install_log_redaction().secrets)
 
 
-def _demo(options: argparse.Namespace) -> int:
-    from mcpbridge.demo.run import run_demo
-
-    return run_demo(yes=options.yes, model=options.model, ui=options.ui)
-
-
-def _plugin_commands() -> dict[str, Any]:
-    """Sub-commands contributed by installed plugins (`mcpbridge_commands` hook)."""
+def _add_plugin_commands(add_command: AddCommand) -> None:
+    """Sub-commands of the installed plugins (`mcpbridge_commands`). A plugin that cannot
+    even load is reported once and left out, so the built-in commands keep working."""
     from mcpbridge._config import Settings
     from mcpbridge._plugins import PluginHost
 
     try:
-        return PluginHost(Settings()).commands()
-    except Exception:  # a broken plugin must not break the CLI's own commands
-        return {}
+        PluginHost(Settings()).commands(add_command)
+    except MCPBridgeError as exc:
+        print(f"mcpbridge: warning: plugin commands are unavailable: {exc}", file=sys.stderr)
 
 
 if __name__ == "__main__":

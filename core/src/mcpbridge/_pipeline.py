@@ -9,6 +9,8 @@ tool, so a call pays one coroutine frame per interceptor and nothing else.
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack
 
@@ -105,16 +107,42 @@ class ToolCallInterceptor(Protocol):
 
 
 def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandler) -> ToolCallHandler:
-    """Wrap `terminal` in `interceptors`, the first being the outermost."""
+    """Wrap `terminal` in `interceptors`, the first being the outermost. With
+    `MCPBRIDGE_TRACE_HOOKS=1` each layer also prints when a call enters and leaves it."""
+    layer = _traced_layer if os.environ.get("MCPBRIDGE_TRACE_HOOKS", "").strip().lower() in _TRUE else _layer
     handler = terminal
     for interceptor in reversed(interceptors):
-        handler = _layer(interceptor, handler)
+        handler = layer(interceptor, handler)
     return handler
+
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _name(interceptor: ToolCallInterceptor) -> str:
+    return getattr(interceptor, "__qualname__", type(interceptor).__qualname__)
 
 
 def _layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
     async def handler(request: ToolCallRequest) -> Any:
         return await interceptor(request, inner)
 
-    handler.__qualname__ = f"{getattr(interceptor, '__qualname__', type(interceptor).__qualname__)}[layer]"
+    handler.__qualname__ = f"{_name(interceptor)}[layer]"
+    return handler
+
+
+def _traced_layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
+    name = _name(interceptor)
+
+    async def handler(request: ToolCallRequest) -> Any:
+        print(f"mcpbridge call: -> {name} ({request.server_name}/{request.name})", file=sys.stderr)
+        try:
+            result = await interceptor(request, inner)
+        except BaseException as exc:
+            print(f"mcpbridge call: <- {name} raised {type(exc).__name__}", file=sys.stderr)
+            raise
+        print(f"mcpbridge call: <- {name} returned {type(result).__name__}", file=sys.stderr)
+        return result
+
+    handler.__qualname__ = f"{name}[traced layer]"
     return handler

@@ -35,6 +35,7 @@ ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
 ENV_TRACE = "MCPBRIDGE_TRACE_HOOKS"
+"""Print every hook call (and, through `compose`, every interceptor a call enters) to stderr."""
 _POSITIONAL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper")
 
 

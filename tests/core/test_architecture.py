@@ -1,0 +1,82 @@
+"""The architecture, checked by import-linter on every run: the core never imports a plugin,
+plugins never import each other, and plugins use only the public API (`mcpbridge` itself
+and its pytest fixtures in `mcpbridge.testing`, never `mcpbridge._...`). The contracts are built from the plugins in the workspace, so a
+new plugin is covered the day it is added."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def plugin_packages() -> list[str]:
+    return sorted(path.name for path in ROOT.glob("plugins/*/src/mcpbridge_*") if path.is_dir())
+
+
+def contracts(plugins: list[str]) -> str:
+    listed = "\n    ".join(plugins)
+    testing = "\n    ".join(f"{p}{tail} -> mcpbridge.testing" for p in plugins for tail in ("", ".**"))
+    return f"""[importlinter]
+root_packages =
+    mcpbridge
+    {listed}
+
+[importlinter:contract:core]
+name = The core never imports a plugin
+type = forbidden
+source_modules = mcpbridge
+forbidden_modules =
+    {listed}
+
+[importlinter:contract:independent]
+name = Plugins never import each other
+type = independence
+modules =
+    {listed}
+
+[importlinter:contract:public]
+name = Plugins import only the public API
+type = forbidden
+source_modules =
+    {listed}
+forbidden_modules =
+    mcpbridge.**
+ignore_imports =
+    {testing}
+allow_indirect_imports = true
+unmatched_ignore_imports_alerting = none
+"""
+
+
+def lint_imports(config: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
+    """import-linter over `paths` (source folders), in a process of its own."""
+    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint is not None, "import-linter is a dev requirement: run `make install`"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(path) for path in paths)}
+    return subprocess.run([lint, str(config), "--no-cache", "--no-logo"], capture_output=True, text=True, env=env)
+
+
+def test_the_import_contracts_hold(tmp_path: Path) -> None:
+    plugins = plugin_packages()
+    assert {"mcpbridge_approval", "mcpbridge_cache", "mcpbridge_template"} <= set(plugins)
+    config = tmp_path / "importlinter.ini"
+    config.write_text(contracts(plugins))
+    done = lint_imports(config, ROOT / "core" / "src", *ROOT.glob("plugins/*/src"))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_contracts_catch_a_plugin_that_imports_an_internal_module(tmp_path: Path) -> None:
+    """The check itself can fail: a plugin package reaching into `mcpbridge._tools` breaks it."""
+    package = tmp_path / "mcpbridge_sneaky"
+    package.mkdir()
+    (package / "__init__.py").write_text("from mcpbridge._tools import MCPTool\n")
+    config = tmp_path / "importlinter.ini"
+    config.write_text(contracts(["mcpbridge_sneaky"]).replace("[importlinter:contract:independent]", "[x]"))
+    done = lint_imports(config, ROOT / "core" / "src", tmp_path)
+    assert done.returncode == 1
+    assert "mcpbridge_sneaky -> mcpbridge._tools" in done.stdout
