@@ -1,7 +1,7 @@
 """The architecture, checked by import-linter on every run: the core never imports a plugin,
 plugins never import each other, and plugins use only the public API (`mcpbridge` itself
-and its pytest fixtures in `mcpbridge.testing`, never `mcpbridge._...`). The contracts are built from the plugins in the workspace, so a
-new plugin is covered the day it is added."""
+and its pytest fixtures in `mcpbridge.testing`, never `mcpbridge._...`). The contracts are
+built from the plugins in the workspace, so a new plugin is covered the day it is added."""
 
 from __future__ import annotations
 

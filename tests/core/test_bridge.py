@@ -158,7 +158,8 @@ async def test_input_request_without_elicitation_plugin_says_what_to_install() -
         confirm = (await tools_of(bridge))["confirm"]
         message = await confirm.ainvoke(call(confirm, {}))
     assert message.status == "error"
-    assert "no enabled plugin answers elicitation; installed plugins that do: elicitation (mcpbridge-elicitation" in message.content
+    hint = "no enabled plugin answers elicitation; installed plugins that do: elicitation (mcpbridge-elicitation"
+    assert hint in message.content
 
 
 async def test_tools_are_listed_once_per_connection_and_refreshed_on_request() -> None:

@@ -82,7 +82,9 @@ def test_settings_are_validated_once_and_handed_to_every_hook_typed() -> None:
     assert len(plugin.seen) == 4  # configure, interceptors, client options of two servers
     assert all(seen is plugin.seen[0] for seen in plugin.seen)
     [rule] = plugin.seen[0].rules
-    assert rule.limit == 3 and rule.selects("basic", "get_forecast") and not rule.selects("other", "get_forecast")
+    assert rule.limit == 3
+    assert rule.selects("basic", "get_forecast")
+    assert not rule.selects("other", "get_forecast")
 
 
 @pytest.mark.parametrize(
@@ -128,7 +130,10 @@ def test_one_reading_of_annotations_with_the_spec_defaults() -> None:
         False,
     )
     reader = tool_hints(tool(read_only_hint=True, destructive_hint=True))
-    assert reader.read_only and not reader.destructive and reader.idempotent and reader.annotated
+    assert reader.read_only
+    assert not reader.destructive
+    assert reader.idempotent
+    assert reader.annotated
     assert not tool_hints(tool(destructive_hint=False)).destructive
     assert tool_hints(tool(read_only_hint=False)).destructive
     assert tool_hints(tool(idempotent_hint=True)).annotated is False
@@ -193,7 +198,7 @@ def test_pluggy_ordering_options_are_refused_with_the_fix(option: str) -> None:
 def test_a_declaration_must_be_a_plugin() -> None:
     class Wrong:
         mcpbridge_name = "wrong"
-        mcpbridge_plugin = {"position": 1}
+        mcpbridge_plugin = ("position", 1)
 
     with pytest.raises(PluginError, match="`mcpbridge_plugin` must be a `mcpbridge.Plugin"):
         MCPBridge({}, plugins=[Wrong()])
@@ -239,10 +244,13 @@ def test_hook_and_interceptor_calls_are_traced_in_the_order_they_run(tmp_path: A
 def test_one_error_tree() -> None:
     for error in (InvalidToolArguments, InvalidHeader, CannotPauseError, MCPToolError, ToolTimeoutError):
         assert issubclass(error, ToolCallError)
-    assert issubclass(ServerConnectionError, ToolCallError) and issubclass(ServerConnectionError, ConnectionError)
+    assert issubclass(ServerConnectionError, ToolCallError)
+    assert issubclass(ServerConnectionError, ConnectionError)
     assert issubclass(ToolTimeoutError, TimeoutError)
-    assert issubclass(ToolCallError, MCPBridgeError) and issubclass(ToolCallError, ToolException)
-    assert issubclass(ConfigError, MCPBridgeError) and issubclass(PluginError, MCPBridgeError)
+    assert issubclass(ToolCallError, MCPBridgeError)
+    assert issubclass(ToolCallError, ToolException)
+    assert issubclass(ConfigError, MCPBridgeError)
+    assert issubclass(PluginError, MCPBridgeError)
     error = ToolCallError("the call failed", server_name="s", name="t")
     error.add_note("gave up after 3 attempts")
     assert (error.server_name, error.name, error.message()) == ("s", "t", "the call failed (gave up after 3 attempts)")

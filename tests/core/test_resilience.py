@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 import time
 from typing import Any
 
@@ -15,10 +14,11 @@ from langchain_core.messages import ToolMessage
 from langchain_core.runnables.config import var_child_runnable_config
 
 from mcpbridge import MCPBridge, ServerConnectionError
-from tests.conftest import ROOT, serve_http, serving, stdio_config
+from mcpbridge.testing import serve_http, serving
+from tests.conftest import stdio_config
 from tests.servers import basic, raw_jsonrpc
 
-RAW_STDIO = {"command": sys.executable, "args": ["-m", "tests.servers.raw_jsonrpc"], "cwd": str(ROOT), "mode": "legacy"}
+RAW_STDIO = stdio_config("tests.servers.raw_jsonrpc", mode="legacy")
 
 
 async def call(bridge: MCPBridge, server: str, tool: str, args: dict[str, Any] | None = None) -> ToolMessage:
@@ -82,39 +82,32 @@ async def test_a_malformed_result_is_an_error_message_at_once(
 async def test_an_http_server_that_restarts_is_reached_again() -> None:
     """A spec-following server answers 404 to the old session id: the bridge opens a new
     session and sends the request again, once; the caller sees a normal result."""
-    base, server, thread = serve_http(raw_jsonrpc.http_app())
-    port = int(base.rsplit(":", 1)[1])
+    served = serve_http(raw_jsonrpc.http_app())
     try:
-        async with MCPBridge({"raw": {"url": f"{base}/mcp", "mode": "legacy"}}, plugins=[]) as bridge:
+        async with MCPBridge({"raw": {"url": served.url, "mode": "legacy"}}, plugins=[]) as bridge:
             assert text(await call(bridge, "raw", "echo", {"text": "before"})) == "before"
-            server.should_exit = True
-            await asyncio.to_thread(thread.join, 5)
-            _, server, thread = await asyncio.to_thread(serve_http, raw_jsonrpc.http_app(), port)
+            await asyncio.to_thread(served.stop)
+            served = await asyncio.to_thread(serve_http, raw_jsonrpc.http_app(), served.port)
             message = await call(bridge, "raw", "echo", {"text": "after"})
             assert message.status == "success"
             assert text(message) == "after"
-            server.should_exit = True
-            await asyncio.to_thread(thread.join, 5)
-            _, server, thread = await asyncio.to_thread(serve_http, raw_jsonrpc.http_app(), port)
+            await asyncio.to_thread(served.stop)
+            served = await asyncio.to_thread(serve_http, raw_jsonrpc.http_app(), served.port)
             assert "echo" in {t.name for t in await bridge.list_tools(refresh=True)}
     finally:
-        server.should_exit = True
-        await asyncio.to_thread(thread.join, 5)
+        await asyncio.to_thread(served.stop)
 
 
 async def test_an_mcpserver_restart_over_http_is_reached_again() -> None:
-    base, server, thread = serve_http(basic.build().streamable_http_app())
-    port = int(base.rsplit(":", 1)[1])
+    served = serve_http(basic.build())
     try:
-        async with MCPBridge({"basic": {"url": f"{base}/mcp", "mode": "legacy"}}, plugins=[]) as bridge:
+        async with MCPBridge({"basic": {"url": served.url, "mode": "legacy"}}, plugins=[]) as bridge:
             assert text(await call(bridge, "basic", "echo", {"text": "before"})) == "before"
-            server.should_exit = True
-            await asyncio.to_thread(thread.join, 5)
-            _, server, thread = await asyncio.to_thread(serve_http, basic.build().streamable_http_app(), port)
+            await asyncio.to_thread(served.stop)
+            served = await asyncio.to_thread(serve_http, basic.build(), served.port)
             assert text(await call(bridge, "basic", "echo", {"text": "after"})) == "after"
     finally:
-        server.should_exit = True
-        await asyncio.to_thread(thread.join, 5)
+        await asyncio.to_thread(served.stop)
 
 
 async def wait_until(condition: Any, seconds: float = 5) -> None:
