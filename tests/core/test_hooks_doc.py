@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 
 def documented() -> dict[str, str]:
     text = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
-    return {m.group(1): m.group(0) for m in re.finditer(r"^def (mcpbridge_\w+)\(.*$", text, re.MULTILINE)}
+    return {m.group(1): m.group(0) for m in re.finditer(r"^def (mcpbridge_\w+)\(.*[^:]$", text, re.MULTILINE)}
 
 
 def signature_line(function: object) -> str:
