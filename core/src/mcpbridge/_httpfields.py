@@ -3,7 +3,7 @@
 Every HTTP server shares one HTTP client between all callers, so a header the client cannot
 send (a non-ASCII value, a trailing space, a vertical tab) fails inside the transport and can
 take the session down for everyone. Headers are therefore checked before they reach the
-transport, whoever set them: the server config, the headers plugin or any interceptor.
+transport, whoever set them: the server config, a plugin or any interceptor.
 
 The rules are stricter than the HTTP client's own, never looser, so anything accepted here is
 also accepted by httpx2 and h11:

@@ -25,7 +25,7 @@ CallObserver: TypeAlias = Callable[[str, Mapping[str, Any]], None]
 
 ToolCallResult: TypeAlias = "CallToolResult | InputRequiredResult | ToolMessage | Command[Any]"
 """What a handler returns: the server's result, a request for user input (answered by the
-elicitation plugin), or a message / command an interceptor produced on its own."""
+plugin that answers elicitation), or a message / command an interceptor produced on its own."""
 
 
 class RequestChanges(TypedDict, total=False):
