@@ -87,7 +87,8 @@ def _plugins(options: argparse.Namespace) -> int:
         where = f"#{info.position}" if info.position is not None else "-"
         hooks = ", ".join(h.removeprefix("mcpbridge_") for h in info.hooks) or "-"
         origin = f"{info.distribution or '(object)'} {info.version or ''}"
-        print(f"{where:>3} {info.name:<14} {origin}  [{state}]  hooks: {hooks}")
+        answers = f"  answers: {', '.join(info.declared.answers)}" if info.declared and info.declared.answers else ""
+        print(f"{where:>3} {info.name:<14} {origin}  [{state}]  hooks: {hooks}{answers}")
     print("chain (outermost first): " + " → ".join(host.order) + " → server")
     return 0
 
