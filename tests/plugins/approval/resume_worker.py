@@ -17,7 +17,7 @@ from langgraph.types import Command
 from mcpbridge_approval import create_approval_resume
 
 from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel
+from mcpbridge.testing import ScriptedChatModel
 
 
 async def main(db: str, url: str, thread: str, decision: dict[str, object]) -> None:

@@ -14,10 +14,9 @@ from langgraph.types import Command, Interrupt
 from mcpbridge_approval import APPROVE, create_approval_resume
 from pydantic import ValidationError
 
-from mcpbridge import MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
+from mcpbridge import CannotPauseError, MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
 from mcpbridge._config import build_settings
-from mcpbridge._interrupts import CannotPauseError
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 
 from . import approval_servers
 from .approval_servers import ran
@@ -57,14 +56,20 @@ async def test_destructive_call_pauses_and_runs_once_approved(tools: list[MCPToo
     [pending] = result["__interrupt__"]
     assert pending.value == {
         "type": "mcp_approval",
-        "server": "files",
-        "tool": "delete_file",
+        "server_name": "files",
         "name": "delete_file",
+        "display_name": "delete_file",
         "tool_call_id": "call-1",
         "arguments": {"path": "/etc/passwd"},
         "annotations": {"destructiveHint": True},
         "description": "Delete a file for good.",
         "allowed_decisions": ["approve", "edit", "reject", "respond"],
+        "input_schema": {
+            "type": "object",
+            "properties": {"path": {"title": "Path", "type": "string"}},
+            "required": ["path"],
+            "title": "delete_fileArguments",
+        },
     }
     assert pending.response_schema is not None
     assert ran("delete_file") == []
@@ -191,7 +196,7 @@ async def test_prefixed_display_name_cannot_bypass_the_policy() -> None:
         run = agent(tools, ("files_delete_file", {"path": "x"}))
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
         [pending] = result["__interrupt__"]
-        assert (pending.value["tool"], pending.value["name"]) == ("delete_file", "files_delete_file")
+        assert (pending.value["name"], pending.value["display_name"]) == ("delete_file", "files_delete_file")
         edit = {"type": "edit", "edited_action": {"name": "files_delete_file", "args": {"path": "y"}}}
         await run.ainvoke(Command(resume={pending.id: edit}), CONFIG)
     assert ran("delete_file") == [{"path": "y"}]
@@ -210,10 +215,10 @@ async def test_observers_hear_requested_and_decided() -> None:
         run = agent(await bridge.list_tools(), ("delete_file", {"path": "x"}))
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
         assert events == [
-            ("approval.requested", {"server": "files", "tool": "delete_file", "arguments": {"path": "x"}})
+            ("approval.requested", {"server_name": "files", "name": "delete_file", "arguments": {"path": "x"}})
         ]
         await run.ainvoke(Command(resume=create_approval_resume(result["__interrupt__"])), CONFIG)
-    assert events[1:] == [("approval.decided", {"server": "files", "tool": "delete_file", "decision": "approve"})]
+    assert events[1:] == [("approval.decided", {"server_name": "files", "name": "delete_file", "decision": "approve"})]
 
 
 async def test_allowed_decisions_limit_what_a_person_may_answer() -> None:
@@ -226,7 +231,7 @@ async def test_allowed_decisions_limit_what_a_person_may_answer() -> None:
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
         [pending] = result["__interrupt__"]
         assert pending.value["allowed_decisions"] == ["approve", "reject"]
-        with pytest.raises(ValueError, match="not one of the allowed decisions"):
+        with pytest.raises(ValueError, match="one of \\['approve', 'reject'\\], got 'respond'"):
             create_approval_resume(pending, {"type": "respond", "message": "hi"})
         with pytest.raises(ValidationError, match="one of \\['approve', 'reject'\\]"):
             await run.ainvoke(Command(resume={pending.id: {"type": "respond", "message": "hi"}}), CONFIG)
@@ -248,7 +253,7 @@ def test_sync_agent_pauses_and_resumes_through_the_bridge_thread() -> None:
         run = agent(bridge.list_tools_sync(), ("delete_file", {"path": "/tmp/x"}))
         paused = run.invoke({"messages": [("user", "go")]}, CONFIG)
         [pending] = paused["__interrupt__"]
-        assert pending.value["tool"] == "delete_file"
+        assert pending.value["name"] == "delete_file"
         assert ran("delete_file") == []
         done = run.invoke(Command(resume=create_approval_resume([pending], APPROVE)), CONFIG)
     assert ran("delete_file") == [{"path": "/tmp/x"}]

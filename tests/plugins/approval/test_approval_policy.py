@@ -6,7 +6,7 @@ from typing import Any
 
 import mcpbridge_approval
 import pytest
-from mcp.types import Tool
+from mcp.types import Tool, ToolAnnotations
 from mcpbridge_approval import Settings, needs_approval
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
@@ -31,6 +31,18 @@ async def test_annotations_decide_by_default(server_tools: dict[str, Tool]) -> N
     assert not needs_approval(settings, call(server_tools, "transfer", amount=1, to="bob"))
     assert not needs_approval(settings, call(server_tools, "touch", path="x"))
     assert needs_approval(Settings(require_unannotated=True), call(server_tools, "touch", path="x"))
+
+
+def test_a_hint_left_out_takes_the_mcp_default() -> None:
+    def gated(annotations: ToolAnnotations, require_unannotated: bool = False) -> bool:
+        tool = Tool(name="t", input_schema={"type": "object"}, annotations=annotations)
+        request = ToolCallRequest(name="t", args={}, server_name="files", tool=tool)
+        return needs_approval(Settings(require_unannotated=require_unannotated), request)
+
+    assert gated(ToolAnnotations(read_only_hint=False))  # not read-only: destructive unless it says otherwise
+    assert not gated(ToolAnnotations(read_only_hint=True, destructive_hint=True))
+    assert not gated(ToolAnnotations(idempotent_hint=True))  # neither hint declared: unannotated
+    assert gated(ToolAnnotations(idempotent_hint=True), require_unannotated=True)
 
 
 async def test_rules_require_or_waive_by_server_tool_and_arguments(server_tools: dict[str, Tool]) -> None:
@@ -89,6 +101,7 @@ async def test_predicate_from_an_import_string(server_tools: dict[str, Tool]) ->
         ),
         ({"allowed_decisions": ["approve", "veto"]}, "allowed_decisions.1"),
         ({"predicate": "no_such_module:thing"}, "plugins.approval.predicate"),
+        ({"rules": [{"server": "filez", "approval": "waive"}]}, "'filez' matches no configured server"),
     ],
 )
 def test_bad_settings_name_the_key(table: dict[str, Any], expected: str) -> None:

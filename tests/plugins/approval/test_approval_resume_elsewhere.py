@@ -14,7 +14,7 @@ from langchain.agents import create_agent
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 from tests.conftest import ROOT, serving
 
 from . import approval_servers
@@ -40,7 +40,7 @@ async def test_resume_in_another_process(files_url: str, tmp_path: Path) -> None
         model = ScriptedChatModel(turns=[tool_call_turn(("delete_file", {"path": "/srv/old"}))])
         agent = create_agent(model, await bridge.list_tools(), checkpointer=saver)
         result = await agent.ainvoke({"messages": [("user", "clean up")]}, config)
-    assert result["__interrupt__"][0].value["tool"] == "delete_file"
+    assert result["__interrupt__"][0].value["name"] == "delete_file"
     assert ran("delete_file") == []
 
     worker = await asyncio.create_subprocess_exec(

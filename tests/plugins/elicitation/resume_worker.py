@@ -17,7 +17,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 
 from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel
+from mcpbridge.testing import ScriptedChatModel
 
 
 async def main(db: str, url: str, thread: str, resume: dict[str, object]) -> None:

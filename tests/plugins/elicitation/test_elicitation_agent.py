@@ -14,10 +14,9 @@ from langgraph.types import Command, Interrupt
 from mcpbridge_elicitation import create_elicitation_resume
 from pydantic import ValidationError
 
-from mcpbridge import MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
+from mcpbridge import CannotPauseError, ConfigError, MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
 from mcpbridge._config import build_settings
-from mcpbridge._interrupts import CannotPauseError
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS
@@ -66,8 +65,9 @@ async def test_booking_asks_a_date_and_books_once(tools: list[MCPTool]) -> None:
     pending = await start(run)
     assert pending.value == {
         "type": "mcp_elicitation",
-        "server": "shop",
-        "tool": "book",
+        "server_name": "shop",
+        "name": "book",
+        "display_name": "book",
         "tool_call_id": "call-1",
         "arguments": {"room": "blue"},
         "round": 1,
@@ -240,7 +240,7 @@ async def test_outside_a_graph_the_call_fails(tools: list[MCPTool]) -> None:
 
 
 async def test_per_server_opt_out() -> None:
-    settings = {"elicitation": {"servers": {"shop": {"elicitation": False}}}}
+    settings = {"elicitation": {"skip_servers": ["shop"]}}
     async with MCPBridge(
         {"shop": elicit_servers.build()}, plugins=[mcpbridge_elicitation], plugin_settings=settings
     ) as bridge:
@@ -248,7 +248,7 @@ async def test_per_server_opt_out() -> None:
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
     assert "__interrupt__" not in result
     deleting, booking = texts(result)
-    assert "elicitation is off for server 'shop'" in deleting
+    assert "elicitation is off for server 'shop' (`skip_servers` in [plugins.elicitation])" in deleting
     assert "elicitation" in booking  # the server refuses: the client declared no elicitation capability
     assert effects("deleted") == effects("booked") == []
 
@@ -264,7 +264,7 @@ async def test_observers_hear_each_round() -> None:
         {"shop": elicit_servers.build()}, settings=settings, plugins=[mcpbridge_elicitation], interceptors=[listen]
     ) as bridge:
         await start(agent(await bridge.list_tools(), ("survey", {})))
-    assert events == [("elicitation.round", {"server": "shop", "tool": "survey", "round": 1, "keys": ["name"]})]
+    assert events == [("elicitation.round", {"server_name": "shop", "name": "survey", "round": 1, "keys": ["name"]})]
 
 
 async def test_found_through_its_entry_point() -> None:
@@ -274,13 +274,11 @@ async def test_found_through_its_entry_point() -> None:
 
 
 def test_opt_out_of_an_unknown_server_is_a_config_error() -> None:
-    from mcpbridge import ConfigError
-
-    with pytest.raises(ConfigError, match="unknown server"):
+    with pytest.raises(ConfigError, match="skip_servers.0`: .*server 'shopp' is not configured"):
         MCPBridge(
             {"shop": elicit_servers.build()},
             plugins=[mcpbridge_elicitation],
-            plugin_settings={"elicitation": {"servers": {"shopp": {"elicitation": False}}}},
+            plugin_settings={"elicitation": {"skip_servers": ["shopp"]}},
         )
 
 

@@ -14,7 +14,7 @@ from mcp.types import ElicitRequestFormParams, ElicitResult
 from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 from tests.conftest import stdio_config
 
 from . import elicit_servers
@@ -73,7 +73,13 @@ async def test_legacy_question_without_on_elicitation_fails_clearly() -> None:
     ) as bridge:
         message = await bridge.call_tool("shop", "book", {"room": "green"})
     assert message.status == "error"
-    assert "`on_elicitation` in [plugins.elicitation]" in message.content[0]["text"]
+    refusal, advice = (block["text"] for block in message.content)
+    assert "did not declare the form elicitation capability" in refusal
+    assert "installed plugins that do: elicitation" in refusal
+    assert advice == (
+        "To fix: a legacy-protocol server asks for user input mid-call, where the agent cannot pause: "
+        "set `on_elicitation` in [plugins.elicitation] to answer its questions."
+    )
     assert EFFECTS == []
 
 

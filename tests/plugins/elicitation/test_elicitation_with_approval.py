@@ -20,7 +20,7 @@ from mcpbridge_approval import create_approval_resume
 from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 from tests.conftest import ROOT
 
 from . import elicit_servers
@@ -31,7 +31,7 @@ CONFIG = {"configurable": {"thread_id": "both"}}
 
 
 def by_type(interrupts: list[Interrupt]) -> dict[str, Interrupt]:
-    return {f"{i.value['type']}:{i.value['tool']}": i for i in interrupts}
+    return {f"{i.value['type']}:{i.value['name']}": i for i in interrupts}
 
 
 def deleted() -> list[Any]:
@@ -62,7 +62,7 @@ async def test_approval_then_elicitation_resumed_in_another_process(shop_url: st
         )
         result = await run.ainvoke(Command(resume=resume), CONFIG)
         [confirm] = result["__interrupt__"]
-        assert (confirm.value["type"], confirm.value["tool"]) == ("mcp_elicitation", "delete_account")
+        assert (confirm.value["type"], confirm.value["name"]) == ("mcp_elicitation", "delete_account")
         assert [d for what, d in EFFECTS if what == "booked"] == ["red@2030-03-03"]
         assert deleted() == []
         answer = create_elicitation_resume(confirm, {"confirm": {"action": "accept", "content": {"sure": True}}})

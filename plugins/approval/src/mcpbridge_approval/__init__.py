@@ -7,15 +7,13 @@ Gated calls pause the agent with a LangGraph `interrupt()` whose value is an
 
 from __future__ import annotations
 
-from mcpbridge import PluginConfig, ToolCallInterceptor, hookimpl
-from mcpbridge_approval.decisions import APPROVE, PAYLOAD_TYPE, create_approval_resume
-from mcpbridge_approval.interceptor import ARTIFACT_TYPE, ApprovalInterceptor
-from mcpbridge_approval.policy import declares_destructive, needs_approval
+from mcpbridge import Plugin, ToolCallInterceptor, hookimpl
+from mcpbridge_approval.decisions import APPROVAL, APPROVE, PAYLOAD_TYPE, create_approval_resume
+from mcpbridge_approval.interceptor import ARTIFACT_TYPE, ApprovalInterceptor, needs_approval
 from mcpbridge_approval.settings import ArgumentCondition, Rule, Settings
 
-NAME = "approval"
-
 __all__ = [
+    "APPROVAL",
     "APPROVE",
     "ARTIFACT_TYPE",
     "PAYLOAD_TYPE",
@@ -24,17 +22,12 @@ __all__ = [
     "Rule",
     "Settings",
     "create_approval_resume",
-    "declares_destructive",
     "needs_approval",
 ]
 
-
-@hookimpl
-def mcpbridge_configure(config: PluginConfig) -> None:
-    config.parse(NAME, Settings)
+mcpbridge_plugin = Plugin(settings=Settings, position=30)
 
 
 @hookimpl
-def mcpbridge_interceptors(config: PluginConfig) -> list[ToolCallInterceptor]:
-    settings = config.parse(NAME, Settings)
+def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
     return [ApprovalInterceptor(settings)]

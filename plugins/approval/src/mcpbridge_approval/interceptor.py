@@ -1,4 +1,5 @@
-"""The approval interceptor: pause gated calls for a decision, then run, edit or answer them."""
+"""Which calls need approval, and the interceptor that pauses them for a decision, then
+runs, edits or answers them."""
 
 from __future__ import annotations
 
@@ -7,13 +8,32 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from mcp.types import CallToolResult, TextContent
 
-from mcpbridge import ToolCallHandler, ToolCallRequest
-from mcpbridge._interrupts import pause
-from mcpbridge_approval.decisions import PAYLOAD_TYPE, decision_checker, decision_schema
-from mcpbridge_approval.policy import needs_approval
+from mcpbridge import ToolCallHandler, ToolCallRequest, selected, tool_hints
+from mcpbridge_approval.decisions import APPROVAL, decision_schema
 from mcpbridge_approval.settings import Settings
 
 ARTIFACT_TYPE = "mcpbridge_approval"
+
+
+def needs_approval(settings: Settings, request: ToolCallRequest) -> bool:
+    """True when a person must approve `request` before it reaches the server: the predicate
+    decides first, then the first rule that selects the call, then what the tool declares
+    (gated when destructive; a tool that declares neither `readOnlyHint` nor
+    `destructiveHint` only with `require_unannotated`).
+
+    Rules select by `(request.server_name, request.name)`, the server's own tool name, so a
+    display-name prefix can never bypass them.
+    """
+    if settings.predicate is not None:
+        verdict = settings.predicate(request)
+        if verdict is not None:
+            return bool(verdict)
+    for rule in selected(settings.rules, request.server_name, request.name):
+        decided = rule.decide(request.args)
+        if decided is not None:
+            return decided == "require"
+    hints = tool_hints(request.tool)
+    return hints.destructive if hints.annotated else settings.require_unannotated
 
 
 class ApprovalInterceptor:
@@ -25,39 +45,27 @@ class ApprovalInterceptor:
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         if not needs_approval(self.settings, request):
             return await handler(request)
-        display = request.display_name or request.name
         tool = request.tool
-        input_schema = dict(tool.input_schema) if tool is not None else {"type": "object"}
         allowed = list(self.settings.allowed_decisions)
-        payload = {
-            "type": PAYLOAD_TYPE,
-            "server": request.server_name,
-            "tool": request.name,
-            "name": display,
-            "tool_call_id": request.tool_call_id,
+        input_schema = dict(tool.input_schema) if tool is not None else {"type": "object"}
+        details = {
             "arguments": dict(request.args),
             "annotations": tool.annotations.model_dump(by_alias=True, exclude_none=True)
             if tool and tool.annotations
             else {},
             "description": (tool.description or "") if tool is not None else "",
             "allowed_decisions": allowed,
+            "input_schema": input_schema,
         }
-        where = {"server": request.server_name, "tool": request.name}
-        decision = pause(
-            payload,
-            purpose=f"approval of tool {request.name!r} on server {request.server_name!r}",
-            check=decision_checker(
-                server=request.server_name,
-                tool=request.name,
-                names=(display, request.name),
-                allowed=allowed,
-                input_schema=input_schema,
-            ),
+        call = {"server_name": request.server_name, "name": request.name}
+        decision = APPROVAL.ask(
+            request,
+            details,
             schema=decision_schema(allowed, input_schema),
-            on_pause=lambda: request.notify("approval.requested", arguments=dict(request.args), **where),
+            on_pause=lambda: request.notify("approval.requested", arguments=dict(request.args), **call),
         )
         kind = decision["type"]
-        request.notify("approval.decided", decision=kind, **where)
+        request.notify("approval.decided", decision=kind, **call)
         note: dict[str, Any] = {"type": ARTIFACT_TYPE, "decision": kind}
         if kind == "approve":
             request.artifact.append(note)
@@ -67,7 +75,7 @@ class ApprovalInterceptor:
             request.artifact.append({**note, "original_arguments": dict(request.args), "arguments": edited})
             return self._with_notice(await handler(request.override(args=edited)))
         request.artifact.append({**note, **({"message": decision["message"]} if decision.get("message") else {})})
-        return self._answer(request, display, decision)
+        return self._answer(request, decision)
 
     def _with_notice(self, result: Any) -> Any:
         if self.settings.edit_notice and isinstance(result, CallToolResult):
@@ -76,8 +84,9 @@ class ApprovalInterceptor:
         return result
 
     @staticmethod
-    def _answer(request: ToolCallRequest, display: str, decision: dict[str, Any]) -> ToolMessage:
+    def _answer(request: ToolCallRequest, decision: dict[str, Any]) -> ToolMessage:
         """The message the model gets instead of a result (the tool did not run)."""
+        display = request.display_name or request.name
         if decision["type"] == "respond":
             content = decision["message"]
         elif decision.get("message"):

@@ -5,12 +5,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ImportString, JsonValue, field_validator, model_validator
 
-from mcpbridge import ToolCallRequest
+from mcpbridge import ToolSelector
 from mcpbridge_approval.arguments import Verdict, compare_verdict, glob_verdict, regex_verdict
 
 DecisionType = Literal["approve", "edit", "reject", "respond"]
@@ -84,40 +83,24 @@ class ArgumentCondition(BaseModel):
             return compare_verdict(value, below=self.below)
         return Verdict.MATCH if value == self.equals else Verdict.NO_MATCH
 
-    def matches(self, arguments: Mapping[str, Any]) -> bool:
-        """True when the test holds; a suspect value counts as holding (see `Rule.decide`)."""
-        return self.verdict(arguments) is not Verdict.NO_MATCH
 
+class Rule(ToolSelector):
+    """Require or waive approval for the calls it selects (`server`, `tool` globs and every
+    `when` condition); the first rule that selects a call decides."""
 
-class Rule(BaseModel):
-    """Require or waive approval for the calls it selects; the first matching rule wins."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    server: str = "*"
-    """Glob on the server name."""
-    tool: str = "*"
-    """Glob on the server's own (MCP) tool name, never the prefixed display name."""
     approval: Literal["require", "waive"]
     when: list[ArgumentCondition] = Field(default_factory=list)
     """Argument conditions that must all hold."""
 
-    def decide(self, request: ToolCallRequest) -> Literal["require", "waive"] | None:
-        """This rule's answer for `request`, or None when it does not select it.
-
-        When every condition holds but some value was suspect (a `..` path, NaN, a
+    def decide(self, arguments: Mapping[str, Any]) -> Literal["require", "waive"] | None:
+        """This rule's answer for a call it selects with `arguments`, or None when a condition
+        is false. When every condition holds but some value was suspect (a `..` path, NaN, a
         non-number, ...), the answer is "require", even for a waive rule: odd values never
-        waive approval.
-        """
-        if not (fnmatchcase(request.server_name, self.server) and fnmatchcase(request.name, self.tool)):
-            return None
-        verdicts = [condition.verdict(request.args) for condition in self.when]
+        waive approval."""
+        verdicts = [condition.verdict(arguments) for condition in self.when]
         if Verdict.NO_MATCH in verdicts:
             return None
         return "require" if Verdict.SUSPECT in verdicts else self.approval
-
-    def matches(self, request: ToolCallRequest) -> bool:
-        return self.decide(request) is not None
 
 
 class Settings(BaseModel):

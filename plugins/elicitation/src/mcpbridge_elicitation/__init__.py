@@ -10,44 +10,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcpbridge import ConfigError, ModernOnly, PluginConfig, ServerConfig, ToolCallInterceptor, hookimpl
-from mcpbridge_elicitation.answers import PAYLOAD_TYPE, create_elicitation_resume
+from mcpbridge import ModernOnly, Plugin, ToolCallInterceptor, hookimpl
+from mcpbridge_elicitation.answers import ELICITATION, PAYLOAD_TYPE, create_elicitation_resume
 from mcpbridge_elicitation.interceptor import ARTIFACT_TYPE, ElicitationInterceptor
 from mcpbridge_elicitation.legacy import elicitation_callback
-from mcpbridge_elicitation.settings import ServerSettings, Settings
-
-NAME = "elicitation"
+from mcpbridge_elicitation.settings import Settings
 
 __all__ = [
     "ARTIFACT_TYPE",
+    "ELICITATION",
     "PAYLOAD_TYPE",
     "ElicitationInterceptor",
-    "ServerSettings",
     "Settings",
     "create_elicitation_resume",
 ]
 
-
-@hookimpl
-def mcpbridge_configure(config: PluginConfig) -> None:
-    settings = config.parse(NAME, Settings)
-    unknown = sorted(set(settings.servers) - set(config.settings.servers))
-    if unknown:
-        raise ConfigError(
-            f"[plugins.elicitation.servers] names unknown server(s) {unknown}; "
-            f"configured servers: {sorted(config.settings.servers)}"
-        )
+mcpbridge_plugin = Plugin(settings=Settings, position=50, answers=("elicitation",))
 
 
 @hookimpl
-def mcpbridge_interceptors(config: PluginConfig) -> list[ToolCallInterceptor]:
-    return [ElicitationInterceptor(config.parse(NAME, Settings))]
+def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
+    return [ElicitationInterceptor(settings)]
 
 
 @hookimpl
-def mcpbridge_client_options(server_name: str, server: ServerConfig, config: PluginConfig) -> Mapping[str, Any] | None:
-    settings = config.parse(NAME, Settings)
-    if not settings.enabled_for(server_name):
+def mcpbridge_client_options(server_name: str, settings: Settings) -> Mapping[str, Any] | None:
+    if server_name in settings.skip_servers:
         return None
     callback = elicitation_callback(server_name, settings.on_elicitation)
     # Without `on_elicitation`, only modern servers can be answered (through an interrupt):

@@ -3,22 +3,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.types import Interrupt
-from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult
+from mcp.types import ElicitRequest, ElicitRequestFormParams
 
-from mcpbridge._interrupts import interrupt_id, interrupt_payload
-from mcpbridge._schemas import schema_problems
+from mcpbridge import Question, schema_problems
 
 PAYLOAD_TYPE = "mcp_elicitation"
 ACTIONS = ("accept", "decline", "cancel")
 
+Answers = dict[str, dict[str, Any]]
 
-def describe_requests(requests: Mapping[str, ElicitRequest]) -> dict[str, dict[str, Any]]:
+
+def describe_requests(requests: Mapping[str, ElicitRequest]) -> Answers:
     """Each question as the payload shows it: form (message + schema) or url (message + url)."""
-    shown: dict[str, dict[str, Any]] = {}
+    shown: Answers = {}
     for key, request in requests.items():
         params = request.params
         if isinstance(params, ElicitRequestFormParams):
@@ -28,8 +29,11 @@ def describe_requests(requests: Mapping[str, ElicitRequest]) -> dict[str, dict[s
     return shown
 
 
-def check_answers(requests: Mapping[str, Mapping[str, Any]], answers: Any, where: str) -> dict[str, dict[str, Any]]:
-    """`answers` for exactly the asked keys, each valid; a `ValueError` names what is wrong."""
+def check_answers(payload: Mapping[str, Any], answers: Any) -> Answers:
+    """`answers` for exactly the questions of `payload`, each valid; a `ValueError` names
+    what is wrong."""
+    requests: Mapping[str, Mapping[str, Any]] = payload["requests"]
+    where = f"tool {payload['name']!r} on server {payload['server_name']!r}"
     if not isinstance(answers, Mapping):
         raise ValueError(f"the answers for {where} must be a dict keyed by question ({sorted(requests)})")
     missing, unknown = sorted(set(requests) - set(answers)), sorted(set(answers) - set(requests))
@@ -58,13 +62,8 @@ def _check_answer(request: Mapping[str, Any], answer: Any, where: str) -> dict[s
     return {"action": "accept", "content": dict(content)}
 
 
-def answers_checker(
-    requests: Mapping[str, Mapping[str, Any]], where: str
-) -> Callable[[Any], dict[str, dict[str, Any]]]:
-    def elicitation_answers(answers: Any) -> dict[str, dict[str, Any]]:
-        return check_answers(requests, answers, where)
-
-    return elicitation_answers
+ELICITATION = Question(PAYLOAD_TYPE, "user input", check_answers)
+"""The elicitation pause: `ELICITATION.resume(interrupt, answers)` is `create_elicitation_resume`."""
 
 
 def answers_schema(requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -87,21 +86,11 @@ def answers_schema(requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def as_results(answers: Mapping[str, Mapping[str, Any]]) -> dict[str, ElicitResult]:
-    return {key: ElicitResult.model_validate(answer) for key, answer in answers.items()}
-
-
-def create_elicitation_resume(
-    interrupt: Interrupt, answers: Mapping[str, Mapping[str, Any]]
-) -> dict[str, dict[str, dict[str, Any]]]:
+def create_elicitation_resume(interrupt: Interrupt, answers: Mapping[str, Mapping[str, Any]]) -> dict[str, Answers]:
     """`{interrupt.id: answers}` for one paused call, checked now so mistakes surface here.
 
     `answers` maps each question key to `{"action": "accept", "content": {...}}`,
     `{"action": "decline"}` or `{"action": "cancel"}`. Merge several with `|` to resume
     several paused calls (or an approval too) in one `Command(resume=...)`.
     """
-    payload = interrupt_payload(interrupt)
-    if payload.get("type") != PAYLOAD_TYPE:
-        raise ValueError(f"interrupt {interrupt.id} is a {payload.get('type')!r} interrupt, not {PAYLOAD_TYPE!r}")
-    where = f"tool {payload['tool']!r} on server {payload['server']!r}"
-    return {interrupt_id(interrupt): check_answers(payload["requests"], answers, where)}
+    return ELICITATION.resume(interrupt, answers)

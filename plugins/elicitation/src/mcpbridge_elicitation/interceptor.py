@@ -6,15 +6,23 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from langchain_core.tools import ToolException
-from mcp.types import ElicitRequest, InputRequiredResult
+from mcp.types import (
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    CallToolResult,
+    ElicitRequest,
+    ElicitResult,
+    InputRequiredResult,
+    TextContent,
+)
 
-from mcpbridge import ToolCallHandler, ToolCallRequest
-from mcpbridge._interrupts import pause
-from mcpbridge_elicitation.answers import PAYLOAD_TYPE, answers_checker, answers_schema, as_results, describe_requests
+from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest, result_text
+from mcpbridge_elicitation.answers import ELICITATION, answers_schema, describe_requests
+from mcpbridge_elicitation.legacy import LEGACY_FIX
 from mcpbridge_elicitation.settings import Settings
 
 ARTIFACT_TYPE = "mcpbridge_elicitation"
+_MISSING_CAPABILITY = f"(code {MISSING_REQUIRED_CLIENT_CAPABILITY})"
+"""How the core's error result quotes a server's "missing client capability" error."""
 
 
 class ElicitationInterceptor:
@@ -30,20 +38,26 @@ class ElicitationInterceptor:
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         result = await handler(request)
         if not isinstance(result, InputRequiredResult):
-            return result  # the common case: the server did not ask
-        where = f"tool {request.name!r} on server {request.server_name!r}"
+            return self._legacy_advice(request, result)  # the common case: the server did not ask
         current, delay, rounds = request, self.settings.backoff_initial, 0
         actions: list[dict[str, str]] = []
         while isinstance(result, InputRequiredResult):
             rounds += 1
-            questions = self._questions(result, rounds, where, request.server_name)
+            questions = self._questions(request, result, rounds)
             request.notify(
-                "elicitation.round", server=request.server_name, tool=request.name, round=rounds, keys=sorted(questions)
+                "elicitation.round",
+                server_name=request.server_name,
+                name=request.name,
+                round=rounds,
+                keys=sorted(questions),
             )
             if questions:
-                answers = self._ask(request, questions, rounds, where)
+                shown = describe_requests(questions)
+                details = {"arguments": dict(request.args), "round": rounds, "requests": shown}
+                answers = ELICITATION.ask(request, details, schema=answers_schema(shown))
                 actions.append({key: answer["action"] for key, answer in answers.items()})
-                current = current.override(input_responses=as_results(answers), request_state=result.request_state)
+                responses = {key: ElicitResult.model_validate(answer) for key, answer in answers.items()}
+                current = current.override(input_responses=responses, request_state=result.request_state)
             else:  # a continuation: the server is still working on its state
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.settings.backoff_max)
@@ -52,46 +66,54 @@ class ElicitationInterceptor:
         request.artifact.append({"type": ARTIFACT_TYPE, "rounds": rounds, "answers": actions})
         return result
 
-    def _questions(self, result: InputRequiredResult, rounds: int, where: str, server: str) -> dict[str, ElicitRequest]:
-        """The round's questions, or a ToolException when this round must not be answered."""
-        if not self.settings.enabled_for(server):
-            raise ToolException(
-                f"MCP {where} asked for user input, but elicitation is off for server {server!r} "
-                f"([plugins.elicitation.servers.{server}] elicitation = false)"
+    def _questions(
+        self, request: ToolCallRequest, result: InputRequiredResult, rounds: int
+    ) -> dict[str, ElicitRequest]:
+        """The round's questions, or a ToolCallError when this round must not be answered."""
+        if request.server_name in self.settings.skip_servers:
+            raise _failed(
+                request,
+                f"asked for user input, but elicitation is off for server {request.server_name!r} "
+                "(`skip_servers` in [plugins.elicitation])",
             )
         if rounds > self.settings.max_rounds:
-            raise ToolException(
-                f"MCP {where} still asked for input after {self.settings.max_rounds} rounds; stopped "
-                "(raise `max_rounds` in [plugins.elicitation] if the server legitimately needs more)"
+            raise _failed(
+                request,
+                f"still asked for input after {self.settings.max_rounds} rounds; stopped "
+                "(raise `max_rounds` in [plugins.elicitation] if the server legitimately needs more)",
             )
         requests = result.input_requests or {}
         questions = {key: q for key, q in requests.items() if isinstance(q, ElicitRequest)}
         other = sorted(set(requests) - set(questions))
         if other:
-            raise ToolException(
-                f"MCP {where} asked for {other} (sampling or roots), which mcpbridge does not answer: "
-                "only elicitation (form and url questions) is supported"
+            raise _failed(
+                request,
+                f"asked for {other} (sampling or roots), which mcpbridge does not answer: "
+                "only elicitation (form and url questions) is supported",
             )
         return questions
 
-    @staticmethod
-    def _ask(
-        request: ToolCallRequest, questions: dict[str, ElicitRequest], rounds: int, where: str
-    ) -> dict[str, dict[str, Any]]:
-        shown = describe_requests(questions)
-        payload = {
-            "type": PAYLOAD_TYPE,
-            "server": request.server_name,
-            "tool": request.name,
-            "tool_call_id": request.tool_call_id,
-            "arguments": dict(request.args),
-            "round": rounds,
-            "requests": shown,
-        }
-        answers: dict[str, dict[str, Any]] = pause(
-            payload,
-            purpose=f"MCP {where}, which asked for user input,",
-            check=answers_checker(shown, where),
-            schema=answers_schema(shown),
-        )
-        return answers
+    def _legacy_advice(self, request: ToolCallRequest, result: Any) -> Any:
+        """A server that refused the call because the client did not declare elicitation: the
+        capability is withheld from legacy servers unless `on_elicitation` can answer them,
+        so say how to give one."""
+        if (
+            not isinstance(result, CallToolResult)
+            or not result.is_error
+            or self.settings.on_elicitation is not None
+            or request.server_name in self.settings.skip_servers
+        ):
+            return result
+        refusal, found, _ = result_text(result).partition(_MISSING_CAPABILITY)
+        if not found or "elicitation" not in refusal.lower():
+            return result
+        advice = TextContent(type="text", text=f"To fix: {LEGACY_FIX}.")
+        return result.model_copy(update={"content": [*result.content, advice]})
+
+
+def _failed(request: ToolCallRequest, problem: str) -> ToolCallError:
+    return ToolCallError(
+        f"MCP tool {request.name!r} on server {request.server_name!r} {problem}",
+        server_name=request.server_name,
+        name=request.name,
+    )

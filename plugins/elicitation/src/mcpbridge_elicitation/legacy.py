@@ -11,7 +11,12 @@ from typing import Any
 from mcp.client.session import ClientRequestContext
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, ElicitRequestParams, ElicitResult, ErrorData
 
-from mcpbridge._errors import describe
+from mcpbridge import describe
+
+LEGACY_FIX = (
+    "a legacy-protocol server asks for user input mid-call, where the agent cannot pause: "
+    "set `on_elicitation` in [plugins.elicitation] to answer its questions"
+)
 
 
 def elicitation_callback(server: str, on_elicitation: Callable[..., Any] | None) -> Any:
@@ -19,13 +24,7 @@ def elicitation_callback(server: str, on_elicitation: Callable[..., Any] | None)
 
     async def answer(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
         if on_elicitation is None:
-            return ErrorData(
-                code=INVALID_REQUEST,
-                message=(
-                    f"mcpbridge: server {server!r} asked for user input over the legacy protocol, where the agent "
-                    "cannot pause: set `on_elicitation` in [plugins.elicitation] to answer such questions"
-                ),
-            )
+            return ErrorData(code=INVALID_REQUEST, message=f"mcpbridge: server {server!r} asked, but {LEGACY_FIX}")
         try:
             reply = on_elicitation(server, params)
             if inspect.isawaitable(reply):

@@ -7,14 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ImportString
 
-
-class ServerSettings(BaseModel):
-    """`[plugins.elicitation.servers.<name>]`."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    elicitation: bool = True
-    """False: never pause for this server; a call that asks for input fails instead."""
+from mcpbridge import ServerName
 
 
 class Settings(BaseModel):
@@ -30,8 +23,6 @@ class Settings(BaseModel):
     on_elicitation: ImportString[Callable[..., Any]] | None = None
     """`(server_name, params) -> ElicitResult | dict` (sync or async): answers servers that
     ask over the legacy protocol, which cannot pause the agent."""
-    servers: dict[str, ServerSettings] = Field(default_factory=dict)
-
-    def enabled_for(self, server: str) -> bool:
-        own = self.servers.get(server)
-        return own is None or own.elicitation
+    skip_servers: list[ServerName] = Field(default_factory=list)
+    """Servers never asked on the person's behalf: they are not told the client does
+    elicitation, and a call that asks for input anyway fails."""
