@@ -15,6 +15,7 @@ $(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-
 
 install: $(STAMP)
 
+# `mcpbridge demo` comes from plugins/demo (the mcpbridge-demo distribution); e.g. ARGS=--yes.
 demo: $(STAMP)
 	$(BIN)/mcpbridge demo $(ARGS)
 

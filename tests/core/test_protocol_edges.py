@@ -14,7 +14,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context
 
 from mcpbridge import MCPBridge, MCPToolError, ServerConnectionError
-from tests.conftest import serving
+from mcpbridge.testing import serving
 from tests.servers import basic
 
 SCHEMA = {"type": "object", "properties": {}}
@@ -123,7 +123,7 @@ async def test_modern_servers_announce_tool_changes(transport: str) -> None:
     with contextlib.ExitStack() as stack:
         if transport == "http":
             config: dict[str, Any] = {
-                "url": stack.enter_context(serving(server.streamable_http_app())),
+                "url": stack.enter_context(serving(server)),
                 "mode": "modern",
             }
         else:

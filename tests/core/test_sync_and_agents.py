@@ -7,12 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import make_agent, tool_call_turn
 from tests.conftest import stdio_config
 from tests.servers import basic
 
@@ -45,12 +43,8 @@ async def test_sync_invoke_inside_a_running_loop() -> None:
 
 
 def agent_for(tools: list[Any]) -> Any:
-    model = ScriptedChatModel(
-        turns=[
-            tool_call_turn(("echo", {"text": "hi"}), ("divide", {"a": 1, "b": 0}), ("get_forecast", {"city": "Oslo"}))
-        ]
-    )
-    return create_agent(model, tools, context_schema=Context, checkpointer=InMemorySaver())
+    turn = tool_call_turn(("echo", {"text": "hi"}), ("divide", {"a": 1, "b": 0}), ("get_forecast", {"city": "Oslo"}))
+    return make_agent([turn], tools, context_schema=Context)
 
 
 def check_run(result: dict[str, Any]) -> None:
@@ -103,8 +97,7 @@ async def test_interrupt_in_an_interceptor_reaches_the_agent() -> None:
         return await handler(request)
 
     async with MCPBridge({"basic": basic.build()}, plugins=[], interceptors=[ask]) as bridge:
-        model = ScriptedChatModel(turns=[tool_call_turn(("echo", {"text": "hi"}))])
-        agent = create_agent(model, await bridge.list_tools(), checkpointer=InMemorySaver())
+        agent = make_agent([tool_call_turn(("echo", {"text": "hi"}))], await bridge.list_tools())
         config = {"configurable": {"thread_id": "i"}}
         paused = await agent.ainvoke({"messages": [("user", "go")]}, config)
         assert paused["__interrupt__"][0].value == {"question": "run echo?"}

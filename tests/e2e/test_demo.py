@@ -1,19 +1,24 @@
-"""`mcpbridge demo` end to end, with every plugin and with the core alone."""
+"""`mcpbridge demo` (the mcpbridge-demo distribution) end to end, with every plugin and with
+the core alone."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from mcpbridge_demo.answers import answer
 
-from mcpbridge.demo.answers import answer
+MCPBRIDGE = shutil.which("mcpbridge", path=str(Path(sys.executable).parent))
 
 
 def demo(*args: str, **env: str) -> str:
+    assert MCPBRIDGE is not None, "the mcpbridge command is installed with mcpbridge: run `make install`"
     result = subprocess.run(
-        [sys.executable, "-m", "mcpbridge._cli", "demo", *args],
+        [MCPBRIDGE, "demo", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -48,7 +53,7 @@ def test_demo_shows_every_plugin_at_work() -> None:
 
 
 def test_demo_with_the_core_alone_says_what_plugins_would_add() -> None:
-    out = demo("--yes", MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD="1")
+    out = demo("--yes", MCPBRIDGE_PLUGINS="demo")  # the demo's own command, no plugin in the chain
     assert "Not installed or disabled" in out
     assert "mcpbridge-approval" in out
     assert "contacts of user anonymous" in out
@@ -61,7 +66,13 @@ def test_demo_with_the_core_alone_says_what_plugins_would_add() -> None:
 @pytest.mark.parametrize(("typed", "decision"), [("y", {"type": "approve"}), ("n", {"type": "reject"})])
 def test_terminal_answers(typed: str, decision: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
-    payload = {"type": "mcp_approval", "server": "crm", "tool": "delete_contact", "arguments": {"contact_id": "c2"}}
+    payload = {
+        "type": "mcp_approval",
+        "server_name": "crm",
+        "name": "delete_contact",
+        "display_name": "delete_contact",
+        "arguments": {"contact_id": "c2"},
+    }
     assert answer(payload, yes=False, ask=lambda prompt: typed).items() >= decision.items()
     form = {
         "type": "mcp_elicitation",

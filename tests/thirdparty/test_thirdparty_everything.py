@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from mcp.types import ElicitResult
 
 from mcpbridge import MCPBridge
-from mcpbridge.demo.model import ScriptedChatModel
+from mcpbridge.testing import ScriptedChatModel
 
 from .support import call, invoke, structured, text, tools_of
 

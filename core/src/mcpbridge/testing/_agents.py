@@ -70,16 +70,17 @@ def tool_call_turn(*calls: tuple[str, dict[str, Any]], text: str = "") -> AIMess
 
 
 def make_agent(
-    model: BaseChatModel | str | list[Turn], tools: Sequence[BaseTool], **options: Any
+    model: BaseChatModel | str | Sequence[Turn], tools: Sequence[BaseTool], **options: Any
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """`langchain.agents.create_agent(model, tools, checkpointer=InMemorySaver(), **options)`:
-    an agent whose pauses (approval, elicitation) can be resumed on the same thread. A list
-    of turns becomes a `ScriptedChatModel`. Needs `langchain` installed."""
+    an agent whose pauses (approval, elicitation) can be resumed on the same thread. `model`
+    is a chat model, a model name for `init_chat_model`, or the turns of a
+    `ScriptedChatModel`. Needs `langchain` installed."""
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
 
-    if isinstance(model, list):
-        model = ScriptedChatModel(turns=model)
+    if not isinstance(model, BaseChatModel | str):
+        model = ScriptedChatModel(turns=list(model))
     options.setdefault("checkpointer", InMemorySaver())
     return create_agent(model, list(tools), **options)
 

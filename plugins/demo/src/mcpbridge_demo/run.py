@@ -6,23 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
+import shutil
+import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from mcpbridge._bridge import MCPBridge
-from mcpbridge._config import Settings
-from mcpbridge._plugins import PluginHost
-from mcpbridge.demo import servers
-from mcpbridge.demo.answers import answer
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from mcpbridge.demo.report import PLUGIN_ROLES, CallRow, section, summary, table, trace_tree
+from mcpbridge import MCPBridge
+from mcpbridge.testing import make_agent, serve_http, stdio_config, tool_call_turn
+from mcpbridge_demo import servers
+from mcpbridge_demo.answers import answer
+from mcpbridge_demo.report import PLUGIN_ROLES, CallRow, section, summary, table, trace_tree
 
 PROMPT = (
     "Weather in Oslo (twice), 2 + 3 and 1 / 0, my contacts, the reservation service status, "
@@ -49,79 +49,78 @@ def run_demo(*, yes: bool = False, model: str | None = None, ui: bool = False) -
 
 
 async def _demo(model_name: str | None, yes: bool) -> int:
-    enabled = PluginHost(Settings()).enabled
-    spans = _collect_spans() if "otel" in enabled else None
-    _introduce(enabled, spans is not None)
-    crm_url, stop = _serve_http(servers.crm())
+    installed = {ep.name: ep.module for ep in entry_points(group="mcpbridge")}
+    spans = _collect_spans() if "otel" in installed else None
+    crm = serve_http(servers.crm())
     try:
         async with MCPBridge(
             {
                 "weather": servers.weather(),
-                "calculator": {"command": sys.executable, "args": ["-m", "mcpbridge.demo.servers", "calculator"]},
-                "crm": {"url": crm_url},
+                "calculator": stdio_config("mcpbridge_demo.servers", "calculator"),
+                "crm": {"url": crm.url},
                 "booking": servers.booking(),
                 "flaky": servers.flaky(),
             },
-            plugin_settings={name: table for name, table in PLUGIN_SETTINGS.items() if name in enabled},
+            plugin_settings={name: table for name, table in PLUGIN_SETTINGS.items() if name in installed},
         ) as bridge:
+            chain = _chain(bridge, installed)
+            _introduce(chain, tracing=spans is not None)
             tools = await bridge.list_tools()
             section("Tools (crm over streamable HTTP, calculator over stdio, the others in-process)")
             for tool in tools:
                 meta = tool.metadata or {}
                 hints = ", ".join(f"{k}={v}" for k, v in meta.get("annotations", {}).items()) or "-"
-                print(f"  {meta['server']:<11} {tool.name:<16} {hints}")
+                print(f"  {meta['server_name']:<11} {tool.name:<16} {hints}")
             section(f"Agent ({'model ' + model_name if model_name else 'SCRIPTED model: no LLM is called'})")
             print(f"  user (ada): {PROMPT}")
             rows, events = await _converse(_agent(tools, model_name), yes)
     finally:
-        stop()
+        crm.stop()
     section("Tool calls")
     table(rows)
     if events:
         print(f"  (the events plugin streamed {events} lifecycle events for these calls)")
-    if spans is not None:
+    if spans is not None and "otel" in chain:
         section("Trace (OpenTelemetry spans, in-memory exporter)")
         trace_tree(spans())
     return 0
 
 
-def _introduce(enabled: list[str], tracing: bool) -> None:
+def _chain(bridge: MCPBridge, installed: dict[str, str]) -> list[str]:
+    """The plugins whose interceptors are in the bridge's chain, outermost first: each
+    interceptor is told by the top-level package it comes from."""
+    plugin_of = {module.partition(".")[0]: name for name, module in installed.items()}
+    packages = (str(getattr(interceptor, "__module__", "")).partition(".")[0] for interceptor in bridge.interceptors)
+    return list(dict.fromkeys(plugin_of[package] for package in packages if package in plugin_of))
+
+
+def _introduce(chain: Collection[str], tracing: bool) -> None:
     section("Plugins in the chain (outermost first)")
-    for name in enabled:
+    for name in chain:
         print(f"  {name:<12} {PLUGIN_ROLES.get(name, '(a third-party plugin)')}")
-    missing = [name for name in PLUGIN_ROLES if name not in enabled]
+    missing = [name for name in PLUGIN_ROLES if name not in chain]
     if missing:
         print("  Not installed or disabled — what each would add here:")
         for name in missing:
             print(f"    mcpbridge-{name:<12} {PLUGIN_ROLES[name]}")
-    if "otel" in enabled and not tracing:
+    if "otel" in chain and not tracing:
         print("  (install opentelemetry-sdk to see the trace tree)")
 
 
 def _agent(tools: list[Any], model_name: str | None) -> Any:
-    from langchain.agents import create_agent
-    from langgraph.checkpoint.memory import InMemorySaver
-
-    if model_name:
-        from langchain.chat_models import init_chat_model
-
-        model: Any = init_chat_model(model_name)
-    else:
-        model = ScriptedChatModel(
-            turns=[
-                tool_call_turn(
-                    ("get_forecast", {"city": "Oslo"}),
-                    ("add", {"a": 2, "b": 3}),
-                    ("divide", {"a": 1, "b": 0}),
-                    ("list_contacts", {}),
-                ),
-                tool_call_turn(("get_forecast", {"city": "Oslo"}), ("service_status", {})),
-                tool_call_turn(("book_table", {"party_size": 2})),
-                tool_call_turn(("delete_contact", {"contact_id": "c2"})),
-                AIMessage("All done: see the table of tool calls below."),
-            ]
-        )
-    return create_agent(model, tools, context_schema=DemoContext, checkpointer=InMemorySaver())
+    script = [
+        tool_call_turn(
+            ("get_forecast", {"city": "Oslo"}),
+            ("add", {"a": 2, "b": 3}),
+            ("divide", {"a": 1, "b": 0}),
+            ("list_contacts", {}),
+        ),
+        tool_call_turn(("get_forecast", {"city": "Oslo"}), ("service_status", {})),
+        tool_call_turn(("book_table", {"party_size": 2})),
+        tool_call_turn(("delete_contact", {"contact_id": "c2"})),
+        AIMessage("All done: see the table of tool calls below."),
+    ]
+    return make_agent(model_name or script, tools, context_schema=DemoContext)
 
 
 async def _converse(agent: Any, yes: bool) -> tuple[list[CallRow], int]:
@@ -183,29 +182,9 @@ def _collect_spans() -> Callable[[], list[Any]] | None:
 
 
 def _inspector() -> int:
-    inspect = PluginHost(Settings()).commands().get("inspect")
-    if inspect is None:
+    """`mcpbridge inspect`, the events plugin's command, in a process of its own."""
+    if not entry_points(group="mcpbridge", name="events"):
         print("mcpbridge demo --ui needs the events plugin: pip install 'mcpbridge-events[demo]'", file=sys.stderr)
         return 1
-    return int(inspect([]) or 0)
-
-
-def _serve_http(app_server: Any) -> tuple[str, Callable[[], None]]:
-    import uvicorn
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(app_server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(timeout=5)
-
-    return f"http://127.0.0.1:{port}/mcp", stop
+    command = shutil.which("mcpbridge", path=str(Path(sys.executable).parent)) or "mcpbridge"
+    return subprocess.call([command, "inspect"])

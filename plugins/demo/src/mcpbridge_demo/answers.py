@@ -27,7 +27,7 @@ def interactive(yes: bool) -> bool:
 
 
 def _approval(value: dict[str, Any], *, yes: bool, ask: Ask) -> dict[str, Any]:
-    call = f"{value['server']}/{value['tool']}({value['arguments']})"
+    call = f"{value['server_name']}/{value['name']}({value['arguments']})"
     if not interactive(yes):
         print(f"  ? approve {call}  → yes (--yes)")
         return {"type": "approve"}

@@ -1,4 +1,4 @@
-"""Sample MCP servers for the demo. `python -m mcpbridge.demo.servers NAME` serves one over stdio."""
+"""Sample MCP servers for the demo. `python -m mcpbridge_demo.servers NAME` serves one over stdio."""
 
 from __future__ import annotations
 

@@ -1,1 +1,0 @@
-"""`mcpbridge demo`: sample servers and a scripted chat model."""

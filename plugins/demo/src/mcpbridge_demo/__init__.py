@@ -1,0 +1,23 @@
+"""mcpbridge-demo: `mcpbridge demo`, sample MCP servers over streamable HTTP, stdio and
+in-process with an agent that shows every installed plugin at work. The sample servers are
+in `mcpbridge_demo.servers` (`python -m mcpbridge_demo.servers NAME` serves one over stdio)."""
+
+from __future__ import annotations
+
+import argparse
+
+from mcpbridge import AddCommand, hookimpl
+
+
+@hookimpl
+def mcpbridge_commands(add_command: AddCommand) -> None:
+    demo = add_command("demo", _run, "run the demo: sample servers and an agent, every installed plugin at work")
+    demo.add_argument("--yes", action="store_true", help="approve every approval question")
+    demo.add_argument("--model", help="use a real model through init_chat_model, e.g. openai:gpt-4.1-mini")
+    demo.add_argument("--ui", action="store_true", help="open the live inspector page (needs mcpbridge-events)")
+
+
+def _run(options: argparse.Namespace) -> int:
+    from mcpbridge_demo.run import run_demo
+
+    return run_demo(yes=options.yes, model=options.model, ui=options.ui)
