@@ -7,14 +7,12 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from mcp.server.mcpserver import MCPServer
 from mcpbridge_events.demo import build_demo_server
 
 from mcpbridge import ToolCallHandler, ToolCallInterceptor, ToolCallRequest
-from mcpbridge.demo.model import ScriptedChatModel
+from mcpbridge.testing import make_agent
 
 USER = {"messages": [("user", "go")]}
 FORECAST = {"city": "Oslo", "temperature_c": 4.5, "conditions": "light snow", "wind_kph": 12.0}
@@ -58,7 +56,7 @@ def ask(*calls: tuple[str, dict[str, Any]], prefix: str = "call") -> AIMessage:
 
 
 def agent(tools: Sequence[Any], *turns: AIMessage) -> Any:
-    return create_agent(ScriptedChatModel(turns=list(turns)), list(tools), checkpointer=InMemorySaver())
+    return make_agent(turns, tools)
 
 
 async def stream(graph: Any, inputs: Any, stream_mode: Any, thread: str = "t1", **options: Any) -> list[Any]:

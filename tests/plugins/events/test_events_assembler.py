@@ -59,7 +59,8 @@ async def test_same_calls_with_the_plugin_or_from_langgraph_tools_events() -> No
     assert "division by zero" in divide.error
     assert page.output.startswith("<h1>Offers</h1><script>")
     # only the plugin knows the server and the progress
-    assert (with_plugin.tool_calls[0].server, without.tool_calls[0].server) == ("weather", None)
+    assert (with_plugin.tool_calls[0].server_name, without.tool_calls[0].server_name) == ("weather", None)
+    assert (with_plugin.tool_calls[0].mcp_name, without.tool_calls[0].mcp_name) == ("get_forecast", None)
     progress = with_plugin.tool_calls[0].progress
     assert progress is not None
     assert (progress.progress, progress.total, progress.message) == (3, 4, "asking station 4 of 4")

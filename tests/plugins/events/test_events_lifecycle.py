@@ -8,6 +8,7 @@ from typing import Any
 import mcpbridge_events
 import pytest
 from langgraph.types import Command, interrupt
+from mcp.types import InputRequiredResult
 from mcpbridge_events import ToolCallAssembler
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
@@ -18,7 +19,7 @@ from .events_support import FORECAST, USER, agent, ask, build_server, lifecycle,
 def by_call(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     calls: dict[str, list[dict[str, Any]]] = {}
     for event in events:
-        calls.setdefault(event["call_id"], []).append(event)
+        calls.setdefault(event["tool_call_id"], []).append(event)
     return calls
 
 
@@ -32,18 +33,18 @@ async def test_parallel_calls_each_get_their_own_lifecycle() -> None:
     asked = next(c[1]["model"]["messages"][0] for c in chunks if c[0] == "updates" and "model" in c[1])
     calls = by_call(lifecycle(chunks))
     assert sorted(calls) == ["call-1", "call-2", "call-3"]
-    for call_id, events in calls.items():
+    for tool_call_id, events in calls.items():
         started = events[0]
         assert started["event"] == "started"
-        assert started["server"] == "weather"
+        assert started["server_name"] == "weather"
         assert started["namespace"] == []
         assert started["message_id"] == asked.id
         assert [e["event"] for e in events].count("started") == 1
-        assert events[-1]["event"] in ("finished", "error"), call_id
+        assert events[-1]["event"] in ("finished", "error"), tool_call_id
         assert sum(e["event"] in ("finished", "error") for e in events) == 1
 
     forecast = calls["call-1"]
-    assert forecast[0]["name"] == "get_forecast"
+    assert (forecast[0]["name"], forecast[0]["display_name"]) == ("get_forecast", "get_forecast")
     assert forecast[0]["input"] == {"city": "Oslo"}
     progress = [e for e in forecast if e["event"] == "progress"]
     assert [(p["progress"], p["total"], p["message"]) for p in progress] == [
@@ -52,7 +53,7 @@ async def test_parallel_calls_each_get_their_own_lifecycle() -> None:
     assert forecast[-1] == {
         "type": "mcpbridge.tool_call",
         "event": "finished",
-        "call_id": "call-1",
+        "tool_call_id": "call-1",
         "output": FORECAST,
         "notes": [],
     }
@@ -79,7 +80,7 @@ async def test_other_plugins_show_up_as_fields_of_the_same_call() -> None:
         graph = agent(await bridge.list_tools(), ask(("add", {"a": 1, "b": 1})))
         chunks = await stream(graph, USER, ["updates", "custom"])
     events = lifecycle(chunks)
-    assert {e["call_id"] for e in events} == {"call-1"}
+    assert {e["tool_call_id"] for e in events} == {"call-1"}
     updates = [(e["update"], e["data"]) for e in events if e["event"] == "update"]
     assert updates == [
         ("approval.requested", {"arguments": {"a": 1, "b": 1}}),
@@ -141,10 +142,21 @@ async def test_a_timeout_becomes_an_error_event() -> None:
     assert "timed out" in events[-1]["error"]
 
 
+async def test_a_request_for_input_that_nobody_answers_is_an_error_event() -> None:
+    async def asks(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        return InputRequiredResult(request_state="s1", input_requests={})  # as a modern server asks
+
+    async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events], interceptors=[asks]) as bridge:
+        graph = agent(await bridge.list_tools(), ask(("add", {"a": 2, "b": 3})))
+        events = lifecycle(await stream(graph, USER, "custom"))
+    assert [e["event"] for e in events] == ["started", "error"]
+    assert events[-1]["error"] == "the server asked for user input, and no plugin answered it"
+
+
 async def test_settings_can_keep_arguments_and_outputs_off_the_stream() -> None:
     async def approve_edited(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         """Reports the arguments as the approval plugin does, when a person edits them."""
-        request.notify("approval.requested", arguments={"secret": "s3cr3t"}, server=request.server_name)
+        request.notify("approval.requested", arguments={"secret": "s3cr3t"}, server_name=request.server_name)
         request.artifact.append({"type": "mcpbridge_approval", "decision": "edit", "arguments": {"secret": "s3cr3t"}})
         return await handler(request)
 
@@ -158,10 +170,28 @@ async def test_settings_can_keep_arguments_and_outputs_off_the_stream() -> None:
         graph = agent(await bridge.list_tools(), ask(("add", {"a": 2, "b": 3})))
         events = lifecycle(await stream(graph, USER, "custom"))
     assert (events[0]["event"], events[0]["input"]) == ("started", None)
-    assert (events[1]["event"], events[1]["data"]) == ("update", {"server": "weather"})
+    assert (events[1]["event"], events[1]["data"]) == ("update", {"server_name": "weather"})
     assert (events[-1]["event"], events[-1]["output"]) == ("finished", None)
     assert events[-1]["notes"] == [{"type": "mcpbridge_approval", "decision": "edit"}]
     assert "s3cr3t" not in repr(events)
+
+
+async def test_a_prefixed_tool_keeps_its_own_name_apart_from_the_display_name() -> None:
+    async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events], tool_name_prefix=True) as bridge:
+        graph = agent(await bridge.list_tools(), ask(("weather_add", {"a": 2, "b": 3})))
+        chunks = await stream(graph, USER, ["updates", "custom"])
+    started = lifecycle(chunks)[0]
+    assert (started["server_name"], started["name"], started["display_name"]) == ("weather", "add", "weather_add")
+    assembler = ToolCallAssembler()
+    for chunk in chunks:
+        assembler.feed(chunk)
+    [call] = assembler.tool_calls
+    assert (call.name, call.mcp_name, call.server_name, call.status) == ("weather_add", "add", "weather", "finished")
+    assert (call.to_js()["name"], call.to_js()["mcpName"], call.to_js()["serverName"]) == (
+        "weather_add",
+        "add",
+        "weather",
+    )
 
 
 def test_an_unknown_setting_names_the_key() -> None:

@@ -18,7 +18,7 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.trace import NoOpTracerProvider, StatusCode
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 
 from .conftest import Telemetry, build_server
 

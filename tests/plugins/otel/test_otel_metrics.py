@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import mcpbridge_events
 import mcpbridge_otel
 import pytest
 from mcpbridge_otel import OtelInterceptor, OtelSettings, semconv
@@ -84,6 +85,11 @@ def test_bad_settings_name_the_key(settings: dict[str, Any], message: str) -> No
     with pytest.raises(ConfigError, match="plugin 'otel'") as caught:
         MCPBridge({"calc": {"server": build_server()}}, plugins=[mcpbridge_otel], plugin_settings={"otel": settings})
     assert message in str(caught.value)
+
+
+def test_its_declared_position_puts_it_inside_events() -> None:
+    bridge = MCPBridge({"calc": {"server": build_server()}}, plugins=[mcpbridge_otel, mcpbridge_events])
+    assert bridge.plugins.enabled == ["events", "otel"]
 
 
 def test_names_match_the_semantic_conventions_package() -> None:

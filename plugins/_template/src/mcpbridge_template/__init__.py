@@ -1,32 +1,42 @@
-"""mcpbridge-template: prefixes the text of every successful tool result."""
+"""mcpbridge-template: prefixes the text of the successful results of the selected tools.
+
+[plugins.template]
+prefix = "[checked] "
+tools = [{server = "crm", tool = "get_*"}]   # ToolSelector rules; default: every tool
+"""
 
 from __future__ import annotations
 
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict
 
-from mcpbridge import PluginConfig, ToolCallHandler, ToolCallRequest, ToolCallResult, hookimpl
+from mcpbridge import (
+    Plugin,
+    ToolCallHandler,
+    ToolCallInterceptor,
+    ToolCallRequest,
+    ToolCallResult,
+    ToolSelector,
+    hookimpl,
+    selected,
+)
 
-NAME = "template"
 
-
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Settings(BaseModel):  # validated once by the core when a bridge is built: a typo is a ConfigError
+    model_config = ConfigDict(extra="forbid", frozen=True)
     prefix: str = "[checked] "
+    tools: list[ToolSelector] = [ToolSelector()]
+
+
+mcpbridge_plugin = Plugin(settings=Settings, position=50)  # 0 is outermost, 100 next to the server
 
 
 @hookimpl
-def mcpbridge_configure(config: PluginConfig) -> None:
-    config.parse(NAME, Settings)
-
-
-@hookimpl
-def mcpbridge_interceptors(config: PluginConfig) -> list[object]:
-    settings = config.parse(NAME, Settings)
-
+def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
     async def prefix_text(request: ToolCallRequest, handler: ToolCallHandler) -> ToolCallResult:
         result: ToolCallResult = await handler(request)
-        if isinstance(result, CallToolResult) and not result.is_error:
+        chosen = any(selected(settings.tools, request.server_name, request.name))
+        if chosen and isinstance(result, CallToolResult) and not result.is_error:
             for item in result.content:
                 if isinstance(item, TextContent):
                     item.text = settings.prefix + item.text

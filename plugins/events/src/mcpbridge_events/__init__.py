@@ -3,15 +3,11 @@ counterpart of LangGraph JS `useStream().toolCalls`) and a live web inspector.""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from pydantic import BaseModel, ConfigDict
 
-from mcpbridge import PluginConfig, hookimpl
+from mcpbridge import AddCommand, Plugin, hookimpl
 from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
 from mcpbridge_events.lifecycle import EVENT_TYPE, LifecycleEvents
-
-NAME = "events"
 
 __all__ = [
     "EVENT_TYPE",
@@ -26,7 +22,7 @@ __all__ = [
 class Settings(BaseModel):
     """`[plugins.events]`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
     include_input: bool = True
     """Put the call's arguments in the `started` event, and the mappings other plugins report
     (e.g. the arguments an approval asks about) in `update` data and `notes`; turn off when
@@ -35,24 +31,16 @@ class Settings(BaseModel):
     """Put the call's output in the `finished` event (turn off for large or private outputs)."""
 
 
-@hookimpl
-def mcpbridge_configure(config: PluginConfig) -> None:
-    config.parse(NAME, Settings)
+mcpbridge_plugin = Plugin(settings=Settings, position=10)
 
 
 @hookimpl
-def mcpbridge_commands() -> dict[str, Callable[[list[str]], int | None]]:
-    """`mcpbridge inspect [--port N] [--no-run]`: the live inspector page with the demo agent."""
+def mcpbridge_commands(add_command: AddCommand) -> None:
+    from mcpbridge_events.inspector import add_inspect_arguments, run_inspect
 
-    def inspect(argv: list[str]) -> int:
-        from mcpbridge_events.inspector import main
-
-        return main(["inspect", *argv])
-
-    return {"inspect": inspect}
+    add_inspect_arguments(add_command("inspect", run_inspect, "serve the live tool-call inspector with a demo agent"))
 
 
 @hookimpl
-def mcpbridge_interceptors(config: PluginConfig) -> list[LifecycleEvents]:
-    settings = config.parse(NAME, Settings)
+def mcpbridge_interceptors(settings: Settings) -> list[LifecycleEvents]:
     return [LifecycleEvents(include_input=settings.include_input, include_output=settings.include_output)]

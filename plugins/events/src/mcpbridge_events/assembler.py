@@ -37,7 +37,8 @@ class AssembledToolCall:
     """One tool call as a UI shows it, updated in place while the run streams.
 
     Fields follow LangGraph JS `AssembledToolCall` in snake_case; `callId`, `id` and `args`
-    are the JS aliases, and `to_js()` gives the JSON a front end expects.
+    are the JS aliases, and `to_js()` gives the JSON a front end expects. As in LangGraph JS,
+    `name` is the name the model called (the events' `display_name`).
     """
 
     call_id: str
@@ -47,9 +48,10 @@ class AssembledToolCall:
     status: Status = "running"
     output: Any = None
     error: str | None = None
-    server: str | None = None
-    mcp_tool: str | None = None
-    """The server's own tool name (`name` is what the model called, maybe prefixed)."""
+    server_name: str | None = None
+    """The configured server the call went to."""
+    mcp_name: str | None = None
+    """The server's own MCP tool name (the events' `name`; `name` here may carry a prefix)."""
     message_id: str | None = None
     """The id of the AIMessage that asked for this call."""
     progress: ToolProgress | None = None
@@ -91,8 +93,8 @@ class AssembledToolCall:
             "output": self.output,
             "status": self.status,
             "error": self.error,
-            "server": self.server,
-            "mcpTool": self.mcp_tool,
+            "serverName": self.server_name,
+            "mcpName": self.mcp_name,
             "messageId": self.message_id,
             "progress": None if progress is None else vars(progress).copy(),
             "attempts": self.attempts,
@@ -173,7 +175,7 @@ class ToolCallAssembler:
     # -- what a chunk may be ----------------------------------------------------------
 
     def _dispatch(self, namespace: list[str], data: Any) -> Iterable[AssembledToolCall]:
-        if isinstance(data, Mapping) and data.get("type") == EVENT_TYPE and "call_id" in data:
+        if isinstance(data, Mapping) and data.get("type") == EVENT_TYPE and "tool_call_id" in data:
             return [self._lifecycle(data)]
         if isinstance(data, Mapping) and data.get("event") in _TOOLS_EVENTS and "tool_call_id" in data:
             return [self._tools_event(namespace, data)]
@@ -187,12 +189,12 @@ class ToolCallAssembler:
 
     def _lifecycle(self, event: Mapping[str, Any]) -> AssembledToolCall:
         kind = event["event"]
-        call = self._ensure(str(event["call_id"]), str(event.get("name") or ""), [])
+        call = self._ensure(str(event["tool_call_id"]), str(event.get("display_name") or ""), [])
         if kind == "started":
             call._restart()
-            for key in ("name", "server", "mcp_tool", "message_id"):
-                if event.get(key) is not None:
-                    setattr(call, key, event[key])
+            call.name = str(event.get("display_name") or call.name)
+            call.server_name, call.mcp_name = event.get("server_name"), event.get("name")
+            call.message_id = event.get("message_id") or call.message_id
             if event.get("input") is not None:
                 call.input = dict(event["input"])
             call.namespace = list(event.get("namespace") or call.namespace)

@@ -87,12 +87,9 @@ def demo_turns(run: int) -> list[AIMessage]:
 
 async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) -> None:
     """One run of the scripted demo agent, streamed into the inspector."""
-    from langchain.agents import create_agent
-    from langgraph.checkpoint.memory import InMemorySaver
+    from mcpbridge.testing import make_agent  # a ScriptedChatModel playing `demo_turns`
 
-    from mcpbridge.demo.model import ScriptedChatModel
-
-    agent: Any = create_agent(ScriptedChatModel(turns=demo_turns(run)), tools, checkpointer=InMemorySaver())
+    agent: Any = make_agent(demo_turns(run), tools)
     config = {"configurable": {"thread_id": f"inspector-demo-{run}"}}
     inputs = {"messages": [("user", "Weather in Oslo, 2 + 3, 1 / 0, and the offers page?")]}
     async for _ in inspector.track(agent.astream(inputs, config, stream_mode=["updates", "custom"])):

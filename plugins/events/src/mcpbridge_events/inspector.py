@@ -235,23 +235,32 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def add_inspect_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options of `inspect` (for `python -m mcpbridge_events` and `mcpbridge inspect`)."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)"
+    )
+    parser.add_argument("--delay", type=float, default=1.0, help="seconds each demo tool takes (default 1.0)")
+    parser.add_argument(
+        "--no-run", action="store_true", help="wait for the page's Run demo button instead of running at once"
+    )
+    return parser
+
+
+def run_inspect(options: argparse.Namespace) -> int:
+    """Serve the inspector and run the scripted demo agent against the bundled demo server
+    (again on every "Run demo" click), until Ctrl-C."""
+    from mcpbridge_events.demo import run_inspector_demo  # imports langchain / mcp: only when asked
+
+    return run_inspector_demo(host=options.host, port=options.port, delay=options.delay, run_now=not options.no_run)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m mcpbridge_events inspect`: serve the inspector and run the scripted demo
-    agent against the bundled demo server (again on every "Run demo" click)."""
+    """`python -m mcpbridge_events inspect [options]`."""
     parser = argparse.ArgumentParser(
         prog="python -m mcpbridge_events", description="mcpbridge live tool-call inspector"
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    inspect = commands.add_parser("inspect", help="serve the inspector page and run the demo agent")
-    inspect.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    inspect.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)"
-    )
-    inspect.add_argument("--delay", type=float, default=1.0, help="seconds each demo tool takes (default 1.0)")
-    inspect.add_argument(
-        "--no-run", action="store_true", help="wait for the page's Run demo button instead of running at once"
-    )
-    options = parser.parse_args(argv)
-    from mcpbridge_events.demo import run_inspector_demo  # imports langchain / mcp: only when asked
-
-    return run_inspector_demo(host=options.host, port=options.port, delay=options.delay, run_now=not options.no_run)
+    add_inspect_arguments(commands.add_parser("inspect", help="serve the inspector page and run the demo agent"))
+    return run_inspect(parser.parse_args(argv))

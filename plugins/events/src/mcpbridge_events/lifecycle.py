@@ -1,7 +1,7 @@
 """The lifecycle interceptor: tells a UI, through LangGraph's custom stream, that a tool call
 started, made progress, finished or failed — the moment it happens, not when the step ends.
 
-Every event is a dict with `type == EVENT_TYPE`, the `event` kind and the `call_id` (the
+Every event is a dict with `type == EVENT_TYPE`, the `event` kind and the `tool_call_id` (the
 AIMessage's tool-call id), so a consumer can pick them out of `stream_mode="custom"` and
 fold them into one card per call (see `ToolCallAssembler`).
 """
@@ -16,9 +16,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
 from mcp.types import CallToolResult, InputRequiredResult
 
-from mcpbridge import ToolCallHandler, ToolCallRequest
-from mcpbridge._results import STRUCTURED_CONTENT, result_text
-from mcpbridge._tools import ELICITATION_HINT
+from mcpbridge import STRUCTURED_CONTENT, ToolCallHandler, ToolCallRequest, result_text
 
 EVENT_TYPE = "mcpbridge.tool_call"
 """The `type` of every event this plugin writes to the custom stream."""
@@ -38,23 +36,21 @@ class LifecycleEvents:
         self.include_output = include_output
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        runtime = request.runtime
-        call_id = getattr(runtime, "tool_call_id", None)
-        if runtime is None or call_id is None:
+        runtime, tool_call_id = request.runtime, request.tool_call_id
+        if runtime is None or tool_call_id is None:
             return await handler(request)  # called outside a graph: there is no stream to write to
         writer = runtime.stream_writer
 
         def emit(event: str, **data: Any) -> None:
-            writer({"type": EVENT_TYPE, "event": event, "call_id": call_id, **data})
+            writer({"type": EVENT_TYPE, "event": event, "tool_call_id": tool_call_id, **data})
 
-        name, message_id = _asked_for(runtime, call_id, request.name)
         emit(
             "started",
-            name=name,
-            mcp_tool=request.name,
-            server=request.server_name,
+            server_name=request.server_name,
+            name=request.name,
+            display_name=request.display_name or request.name,
             namespace=_namespace(runtime),
-            message_id=message_id,
+            message_id=_message_id(runtime, tool_call_id),
             input=dict(request.args) if self.include_input else None,
         )
 
@@ -92,17 +88,14 @@ class LifecycleEvents:
         return [self._public(e) for e in request.artifact if str(e.get("type", "")).startswith(NOTE_PREFIX)]
 
 
-def _asked_for(runtime: Any, call_id: str, fallback: str) -> tuple[str, str | None]:
-    """The name the model used for this call (the display name, which may carry a server
-    prefix) and the id of the AIMessage that asked for it, found in the graph state."""
+def _message_id(runtime: Any, tool_call_id: str) -> str | None:
+    """The id of the AIMessage that asked for this call, found in the graph state."""
     state = getattr(runtime, "state", None)
     messages = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
     for message in reversed(messages or ()):
-        if isinstance(message, AIMessage):
-            for call in message.tool_calls:
-                if call.get("id") == call_id:
-                    return call["name"], message.id
-    return fallback, None
+        if isinstance(message, AIMessage) and any(call.get("id") == tool_call_id for call in message.tool_calls):
+            return message.id
+    return None
 
 
 def _namespace(runtime: Any) -> list[str]:
@@ -117,7 +110,7 @@ def _error_of(result: Any) -> str | None:
     if isinstance(result, CallToolResult) and result.is_error:
         return result_text(result) or "the tool reported an error"
     if isinstance(result, InputRequiredResult):
-        return f"the server {ELICITATION_HINT}"
+        return "the server asked for user input, and no plugin answered it"
     if isinstance(result, ToolMessage) and result.status == "error":
         return result.text or "the tool reported an error"
     return None

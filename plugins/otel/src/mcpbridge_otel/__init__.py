@@ -6,20 +6,15 @@ costs a few microseconds per call. Install an SDK and exporter to see traces.
 
 from __future__ import annotations
 
-from mcpbridge import PluginConfig, hookimpl
+from mcpbridge import Plugin, PluginConfig, hookimpl
 from mcpbridge_otel.interceptor import OtelInterceptor, SpanEvents
 from mcpbridge_otel.settings import OtelSettings
 
-NAME = "otel"
+__all__ = ["OtelInterceptor", "OtelSettings", "SpanEvents"]
 
-__all__ = ["NAME", "OtelInterceptor", "OtelSettings", "SpanEvents"]
-
-
-@hookimpl
-def mcpbridge_configure(config: PluginConfig) -> None:
-    config.parse(NAME, OtelSettings)
+mcpbridge_plugin = Plugin(settings=OtelSettings, position=20)
 
 
 @hookimpl
-def mcpbridge_interceptors(config: PluginConfig) -> list[OtelInterceptor]:
-    return [OtelInterceptor(config.parse(NAME, OtelSettings), servers=config.settings.servers)]
+def mcpbridge_interceptors(settings: OtelSettings, config: PluginConfig) -> list[OtelInterceptor]:
+    return [OtelInterceptor(settings, servers=config.settings.servers)]

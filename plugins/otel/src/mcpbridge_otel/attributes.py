@@ -51,9 +51,8 @@ def call_attributes(request: ToolCallRequest) -> dict[str, AttributeValue]:
 def request_attributes(request: ToolCallRequest) -> dict[str, AttributeValue]:
     """The attributes every execute_tool span carries."""
     attributes = call_attributes(request)
-    call_id = getattr(request.runtime, "tool_call_id", None)
-    if isinstance(call_id, str):
-        attributes[semconv.GEN_AI_TOOL_CALL_ID] = call_id
+    if request.tool_call_id is not None:
+        attributes[semconv.GEN_AI_TOOL_CALL_ID] = request.tool_call_id
     if request.tool is not None and request.tool.description:
         attributes[semconv.GEN_AI_TOOL_DESCRIPTION] = request.tool.description
     return attributes

@@ -26,7 +26,7 @@ function kindOf(call) {
   if (call.status === "error") return "error";
   const out = call.output;
   if (isObject(out) && "city" in out && ("temperature_c" in out || "temperature" in out)) return "weather";
-  const op = CALC[call.mcpTool] || CALC[call.name];
+  const op = CALC[call.mcpName] || CALC[call.name];
   const args = call.args || {};
   if (op && typeof args.a === "number" && typeof args.b === "number") return "calculator";
   return typeof out === "string" ? "text" : "json";
@@ -36,9 +36,9 @@ function header(call) {
   const head = el("div", "head");
   const icon = el("span", "icon " + (call.status === "running" ? "spinner" : call.status),
     call.status === "finished" ? "✓" : call.status === "error" ? "!" : "");
-  head.append(icon, el("span", "name", call.name || call.mcpTool || "tool"));
+  head.append(icon, el("span", "name", call.name || call.mcpName || "tool"));
   const badges = el("span", "badges");
-  if (call.server) badges.append(el("span", "badge", call.server));
+  if (call.serverName) badges.append(el("span", "badge", call.serverName));
   if (call.cached) badges.append(el("span", "badge warn", "cache hit"));
   if (call.attempts && call.attempts > 1) badges.append(el("span", "badge warn", call.attempts + " attempts"));
   if (call.approval) badges.append(el("span", "badge warn", call.approval));
@@ -94,7 +94,7 @@ function calculatorBody(call) {
   const body = el("div", "body calc");
   const out = call.output;
   const result = isObject(out) && "result" in out ? out.result : out;
-  const op = CALC[call.mcpTool] || CALC[call.name];
+  const op = CALC[call.mcpName] || CALC[call.name];
   body.append(call.args.a + " " + op + " " + call.args.b + " = ", el("span", "result", show(result)));
   return body;
 }
