@@ -82,7 +82,7 @@ async def test_progress_reaches_the_events_plugin(everything: dict[str, Any]) ->
     progress = [(e["progress"], e["total"]) for e in events if e["event"] == "progress"]
     assert progress == [(1, 3), (2, 3), (3, 3)], events
     assert events[-1]["event"] == "finished"
-    assert all(e["call_id"] == "call-1" for e in events)
+    assert all(e["tool_call_id"] == "call-1" for e in events)
 
 
 async def test_elicitation_without_an_answerer(everything: dict[str, Any]) -> None:
