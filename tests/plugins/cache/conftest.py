@@ -44,9 +44,9 @@ def counting_server(calls: Counter[str]) -> MCPServer:
         calls["plain"] += 1
         return f"plain:{q}:{calls['plain']}"
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=True))
+    @server.tool(annotations=ToolAnnotations(destructive_hint=True))
     def wipe(q: str) -> str:
-        """Marked destructive: never cached, even when listed."""
+        """Marked destructive: never cached, even when a rule selects it."""
         calls["wipe"] += 1
         return f"wiped:{q}"
 

@@ -53,7 +53,7 @@ async def test_unannotated_tool_is_cached_only_when_listed(cached_bridge: Bridge
         unlisted = await call(bridge, "plain", {"q": "a"})
     assert calls["plain"] == 2
     assert cache_entries(unlisted) == []
-    async with cached_bridge(tools=[{"server": "s", "tool": "plain"}]) as bridge:
+    async with cached_bridge(rules=[{"server": "s", "tool": "plain"}]) as bridge:
         await call(bridge, "plain", {"q": "a"})
         listed = await call(bridge, "plain", {"q": "a"})
     assert calls["plain"] == 3
@@ -61,16 +61,24 @@ async def test_unannotated_tool_is_cached_only_when_listed(cached_bridge: Bridge
 
 
 async def test_a_rule_can_keep_a_read_only_tool_out(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
-    async with cached_bridge(tools=[{"server": "s", "tool": "*", "cache": False}]) as bridge:
+    async with cached_bridge(rules=[{"server": "s", "tool": "*", "cache": False}]) as bridge:
         await call(bridge, "lookup", {"q": "x"})
         await call(bridge, "lookup", {"q": "x"})
     assert calls["lookup"] == 2
 
 
+async def test_the_first_matching_rule_decides(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
+    rules = [{"tool": "slow_*", "cache": False}, {"tool": "*l*"}]
+    async with cached_bridge(rules=rules) as bridge:
+        for tool in ("plain", "plain", "slow_lookup", "slow_lookup", "lookup", "lookup"):
+            await call(bridge, tool, {"q": "x"})
+    assert (calls["plain"], calls["slow_lookup"], calls["lookup"]) == (1, 2, 1)
+
+
 async def test_destructive_tool_is_never_cached_even_when_listed(
     cached_bridge: BridgeMaker, calls: Counter[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with cached_bridge(tools=[{"server": "s", "tool": "wipe"}]) as bridge:
+    async with cached_bridge(rules=[{"server": "s", "tool": "wipe"}]) as bridge:
         for _ in range(3):
             message = await call(bridge, "wipe", {"q": "a"})
     assert calls["wipe"] == 3
@@ -93,7 +101,7 @@ async def test_error_results_and_input_requests_are_never_cached(
 
 
 async def test_entries_expire_after_their_ttl(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
-    async with cached_bridge(ttl=60, tools=[{"server": "s", "tool": "lookup", "ttl": 0.6}]) as bridge:
+    async with cached_bridge(ttl=60, rules=[{"server": "s", "tool": "lookup", "ttl": 0.6}]) as bridge:
         await call(bridge, "lookup", {"q": "x"})
         await call(bridge, "lookup", {"q": "x"})
         assert calls["lookup"] == 1
@@ -168,8 +176,8 @@ async def test_hits_and_misses_are_notified(cached_bridge: BridgeMaker) -> None:
             request = ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)
             await listen(request, lambda r: cache(r, bridge.connections["s"].call_tool))
     assert [event for event, _ in seen] == ["cache.miss", "cache.hit"]
-    assert seen[1][1]["server"] == "s"
-    assert seen[1][1]["tool"] == "lookup"
+    assert seen[1][1]["server_name"] == "s"
+    assert seen[1][1]["name"] == "lookup"
     assert seen[1][1]["age_s"] >= 0
 
 
@@ -200,7 +208,7 @@ async def test_found_through_its_entry_point(server: Any, calls: Counter[str]) -
 
 
 async def test_clear_invalidates_by_server_and_tool(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
-    async with cached_bridge(tools=[{"server": "s", "tool": "plain"}]) as bridge:
+    async with cached_bridge(rules=[{"server": "s", "tool": "plain"}]) as bridge:
         for tool in ("lookup", "plain"):
             await call(bridge, tool, {"q": "x"})
         assert await mcpbridge_cache.clear(bridge, server="s", tool="plain") == 1
@@ -225,12 +233,14 @@ async def test_clear_needs_the_plugin(server: Any) -> None:
     [
         ({"ttl": 0}, "`plugins.cache.ttl`: Input should be greater than 0"),
         ({"colour": "red"}, "`plugins.cache.colour`: unknown key"),
-        ({"partition_by": ["user_id"]}, "'user_id' is not an identity source"),
+        ({"partition_by": ["user_id"]}, "'user_id' is not a value source: use `context.<field>`"),
         ({"backend": "redis"}, 'backend = "redis" needs `redis_url`'),
         ({"redis_url": "redis://x"}, 'add backend = "redis"'),
         ({"backend": "redis", "redis_url": "http://x"}, "must start with redis://"),
-        ({"backend": "redis", "redis_url": "http://u:pa55word@x"}, "not 'http://u:***@x'"),
-        ({"tools": [{"server": "elsewhere", "tool": "t"}]}, "names server 'elsewhere', which is not configured"),
+        ({"backend": "redis", "redis_url": "http://u:pa55word@x"}, "not 'http://***@x'"),
+        ({"rules": [{"server": "elsewhere"}]}, "server pattern 'elsewhere' matches no configured server"),
+        ({"rules": [{"server": "s", "ttl": -1}]}, "`plugins.cache.rules.0.ttl`: Input should be greater than 0"),
+        ({"tools": []}, "`plugins.cache.tools`: unknown key"),
     ],
 )
 def test_bad_settings_are_named(server: Any, settings: dict[str, Any], message: str) -> None:

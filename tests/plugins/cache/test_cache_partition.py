@@ -15,8 +15,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from mcpbridge import MCPBridge, ToolCallRequest
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from mcpbridge.testing import make_runtime, make_tool_call
+from mcpbridge.testing import ScriptedChatModel, make_runtime, make_tool_call, tool_call_turn
 from tests.conftest import serving
 
 from .conftest import BridgeMaker, cache_entries, counting_server, user_header
@@ -50,7 +49,7 @@ async def test_200_concurrent_users_never_see_each_others_entries(
         {"s": http_server},
         interceptors=[user_header],
         partition_by=["context.user_id"],
-        tools=[{"server": "s", "tool": "whoami"}],
+        rules=[{"server": "s", "tool": "whoami"}],
     ) as bridge:
         first = await whoami_as_everyone(bridge)
         second = await whoami_as_everyone(bridge)
@@ -64,7 +63,7 @@ async def test_without_a_partition_users_would_share(
 ) -> None:
     """The control for the test above: it can fail."""
     async with cached_bridge(
-        {"s": http_server}, interceptors=[user_header], tools=[{"server": "s", "tool": "whoami"}]
+        {"s": http_server}, interceptors=[user_header], rules=[{"server": "s", "tool": "whoami"}]
     ) as bridge:
         answers = await whoami_as_everyone(bridge)
     assert sum(user != answer for user, answer, _ in answers) == USERS - 1

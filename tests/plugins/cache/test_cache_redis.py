@@ -16,10 +16,10 @@ from typing import Any
 
 import mcpbridge_cache
 import pytest
-from mcpbridge_cache.cli import main
 from redis.asyncio import Redis
 
 from mcpbridge import MCPBridge
+from mcpbridge._cli import main
 from mcpbridge.testing import make_tool_call
 
 from .conftest import BridgeMaker, cache_entries
@@ -96,7 +96,7 @@ async def test_concurrent_identical_calls_reach_the_server_once(
 async def test_clear_reaches_every_process(
     cached_bridge: BridgeMaker, calls: Counter[str], redis_settings: dict[str, Any], redis: Redis, namespace: str
 ) -> None:
-    async with cached_bridge(**redis_settings, tools=[{"server": "s", "tool": "plain"}]) as bridge:
+    async with cached_bridge(**redis_settings, rules=[{"server": "s", "tool": "plain"}]) as bridge:
         await call(bridge, "lookup", {"q": "x"})
         await call(bridge, "plain", {"q": "x"})
         assert await mcpbridge_cache.clear(bridge, tool="plain") == 1
@@ -107,7 +107,7 @@ async def test_clear_reaches_every_process(
 
 
 def test_cli_clears_redis(tmp_path: Path, redis_url: str, namespace: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m mcpbridge_cache clear` in its own process, against entries written here."""
+    """`mcpbridge cache clear` in its own process, against entries written here."""
     config = tmp_path / "mcpbridge.toml"
     config.write_text(
         f'[servers.s]\nurl = "http://127.0.0.1:9/mcp"\n\n[servers.t]\nurl = "http://127.0.0.1:9/mcp"\n\n'
@@ -126,7 +126,8 @@ def test_cli_clears_redis(tmp_path: Path, redis_url: str, namespace: str, capsys
     command = [
         sys.executable,
         "-m",
-        "mcpbridge_cache",
+        "mcpbridge._cli",
+        "cache",
         "clear",
         "--config",
         str(config),
@@ -137,8 +138,8 @@ def test_cli_clears_redis(tmp_path: Path, redis_url: str, namespace: str, capsys
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert (done.returncode, done.stdout.strip()) == (0, "cleared 1 cache entry (server=s tool=a)")
-    assert main(["clear", "--config", str(config), "--tool", "a"]) == 0
-    assert main(["clear", "--config", str(config)]) == 0
+    assert main(["cache", "clear", "--config", str(config), "--tool", "a"]) == 0
+    assert main(["cache", "--config", str(config), "clear"]) == 0
     assert capsys.readouterr().out.splitlines() == ["cleared 1 cache entry (tool=a)", "cleared 1 cache entry (all)"]
     assert asyncio.run(seed()) == 3
 
@@ -162,7 +163,7 @@ async def test_unreachable_redis_means_uncached_with_one_warning(
             messages += await asyncio.gather(*(call(bridge, "slow_lookup", {"q": "x"}) for _ in range(3)))
             with pytest.raises(mcpbridge_cache.StoreUnavailable, match="could not clear the cache in Redis") as error:
                 await mcpbridge_cache.clear(bridge)
-    assert "redis://:***@127.0.0.1:" in str(error.value)
+    assert "redis://***@127.0.0.1:" in str(error.value)
     assert SECRET not in str(error.value)
     assert SECRET not in caplog.text
     assert all(m.status == "success" for m in messages)

@@ -11,7 +11,7 @@ from typing import Any
 import mcpbridge_headers
 import pytest
 
-from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
+from mcpbridge import ConfigError, MCPBridge, ToolCallError, ToolCallHandler, ToolCallRequest
 from mcpbridge._config import build_settings
 from mcpbridge.testing import make_runtime, make_tool_call
 from tests.conftest import stdio_config
@@ -41,6 +41,11 @@ async def test_missing_value_is_an_error_and_the_server_is_not_called(crm: Recor
     async with bridge_for(crm, servers={"crm": {"x-user-id": "context.user_id"}}) as bridge:
         message = await call(bridge, "whoami", {"tenant": "acme"})
         no_runtime = await call(bridge, "whoami", runtime=False)
+        [whoami] = [t for t in await bridge.list_tools() if t.name == "whoami"]
+        with pytest.raises(mcpbridge_headers.MissingHeaderValue) as error:
+            await whoami.ainvoke({})  # plain arguments: the error is raised, not a ToolMessage
+    assert isinstance(error.value, ToolCallError)
+    assert (error.value.server_name, error.value.name) == ("crm", "whoami")
     assert message.status == "error"
     assert "header 'x-user-id'" in message.content
     assert "`context.user_id`" in message.content
@@ -114,6 +119,22 @@ async def test_header_names_ignore_case_when_merged(crm: RecordingServer) -> Non
     assert [r for r in crm.requests if "x-static" in r] == [{"x-static": "provided", "x-user-id": "outer"}]
 
 
+async def test_a_header_source_reads_a_header_already_on_the_call(crm: RecordingServer) -> None:
+    async def outer(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        return await handler(request.override(headers={"X-Tenant": "acme"}))
+
+    bridge = MCPBridge(
+        {"crm": {"url": crm.url}},
+        plugins=[mcpbridge_headers],
+        interceptors=[outer],
+        settings=build_settings({"plugins": {"order": ["interceptors"]}}),  # `outer` outside the plugin
+        plugin_settings={"headers": {"servers": {"crm": {"x-account": "header.x-tenant"}}}},
+    )
+    async with bridge:
+        message = await call(bridge, "headers_seen", {})
+    assert json.loads(message.content[0]["text"]) == {"x-account": "acme", "x-tenant": "acme"}
+
+
 async def test_provider_header_names_are_checked(crm: RecordingServer) -> None:
     async with bridge_for(crm, providers={"crm": lambda request: {"x user": "u1"}}) as bridge:
         message = await call(bridge, "whoami", {})
@@ -149,11 +170,14 @@ def test_headers_for_a_stdio_or_inprocess_server_fail_at_build() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"servers": {"nope": {"x-a": "b"}}}, "server 'nope', which is not configured; configured servers: crm"),
-        ({"servers": {"crm": {"x a": "b"}}}, "not a valid HTTP header name"),
-        ({"servers": {"crm": {"x-a": "context."}}}, "needs a key after 'context.'"),
+        ({"servers": {"nope": {"x-a": "b"}}}, "server 'nope' is not configured; configured servers: crm"),
+        ({"servers": {"crm": {"x a": "b"}}}, "`plugins.headers.servers.crm`: header name 'x a' is not a valid HTTP"),
+        ({"servers": {"crm": {"x-a": "context."}}}, "`plugins.headers.servers.crm.x-a.source`: 'context.' is not a"),
+        ({"servers": {"crm": {"x-a": "header.x.y"}}}, "'header.x.y' is not a value source"),
         ({"servers": {"crm": {"x-a": "env:MCPBRIDGE_TEST_UNSET_VAR"}}}, "'MCPBRIDGE_TEST_UNSET_VAR', which is not set"),
+        ({"servers": {"crm": {"x-a": {"source": "b", "on_missing": "never"}}}}, "`plugins.headers.servers.crm.x-a"),
         ({"servers": {"crm": {"X-A": "1", "x-a": "2"}}}, "sets header 'x-a' twice"),
+        ({"providers": {"nope": "json:dumps"}}, "server 'nope' is not configured"),
         ({"on_missing": "ignore"}, r"`plugins.headers.on_missing`"),
         ({"providers": {"crm": "no_such_module:f"}}, r"`plugins.headers.providers.crm`"),
         ({"header": {}}, r"`plugins.headers.header`: unknown key"),
@@ -197,7 +221,7 @@ async def test_values_outside_rfc_9110_are_refused_like_the_core(
 @pytest.mark.parametrize(
     ("headers", "message"),
     [
-        ({"x-a": "literal:bad "}, r"header 'x-a' \(literal\): the value of header 'x-a' starts or ends"),
+        ({"x-a": "literal:bad "}, r"servers.crm`: the value of header 'x-a' starts or ends"),
         ({"x-a": "Jos\u00e9"}, "non-ASCII"),
         ({"content-length": "context.n"}, "set by the transport itself"),
         ({"Mcp-Session-Id": "context.n"}, "set by the transport itself"),

@@ -13,8 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, interrupt
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge.demo.model import ScriptedChatModel, tool_call_turn
-from mcpbridge.testing import make_tool_call
+from mcpbridge.testing import ScriptedChatModel, make_tool_call, tool_call_turn
 from tests.plugins.retry.servers import Flaky
 
 
@@ -69,7 +68,7 @@ async def test_cancellation_is_not_retried() -> None:
 
 async def test_disabled_for_one_tool_and_found_through_its_entry_point() -> None:
     flaky = Flaky(k=1)
-    settings = {"retry": {"initial": 0, "servers": {"reports": {"tools": {"read_report": {"enabled": False}}}}}}
+    settings = {"retry": {"initial": 0, "rules": [{"server": "reports", "tool": "read_report", "enabled": False}]}}
     bridge = MCPBridge(
         {"reports": {"server": flaky.server, "timeout": 0.2}}, plugins=["retry"], plugin_settings=settings
     )
@@ -82,34 +81,37 @@ async def test_disabled_for_one_tool_and_found_through_its_entry_point() -> None
     assert flaky.calls["read_report"] == 1
 
 
-def test_policy_levels_override_each_other_by_mcp_tool_name() -> None:
+def test_every_matching_rule_applies_in_order_by_mcp_tool_name() -> None:
     settings = {
         "attempts": 4,
         "max": 1.5,
-        "servers": {
-            "crm": {"attempts": 6, "on_timeout": False, "tools": {"create": {"attempts": 2, "idempotent": True}}}
-        },
+        "rules": [
+            {"server": "crm", "attempts": 6, "on_timeout": False},
+            {"server": "crm", "tool": "create", "attempts": 2, "idempotent": True},
+            {"server": "c*", "tool": "get_*", "max": 0.5},
+        ],
     }
     bridge = retry_bridge(settings)
     [interceptor] = bridge.interceptors
     assert isinstance(interceptor, mcpbridge_retry.RetryInterceptor)
     create = interceptor.policy("crm", "create")
     other = interceptor.policy("crm", "read")
+    getter = interceptor.policy("crm", "get_account")
     assert (create.attempts, create.max, create.on_timeout, create.idempotent) == (2, 1.5, False, True)
-    assert (other.attempts, other.idempotent) == (6, None)
+    assert (other.attempts, other.max, other.idempotent) == (6, 1.5, None)
+    assert (getter.attempts, getter.max, getter.on_timeout) == (6, 0.5, False)
     assert interceptor.policy("elsewhere", "create").attempts == 4
+    assert interceptor.policy("crm", "create") is create  # resolved once per (server, tool)
 
 
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
         ({"attempts": 0}, r"`plugins.retry.attempts`: Input should be greater than or equal to 1"),
-        ({"error_patterns": ["("]}, r"`plugins.retry.error_patterns`: .*not a valid regular expression"),
-        ({"servers": {"nope": {}}}, r"\[plugins.retry.servers.nope\] .* not configured; configured servers: crm"),
-        (
-            {"servers": {"crm": {"tools": {"x": {"retries": 3}}}}},
-            r"`plugins.retry.servers.crm.tools.x.retries`: unknown",
-        ),
+        ({"error_patterns": ["("]}, r"`plugins.retry.error_patterns.0`: .*not a valid regular expression"),
+        ({"rules": [{"server": "nope"}]}, r"pattern 'nope' matches no configured server; configured servers: crm"),
+        ({"rules": [{"tool": "x", "retries": 3}]}, r"`plugins.retry.rules.0.retries`: unknown"),
+        ({"servers": {"crm": {}}}, r"`plugins.retry.servers`: unknown"),
     ],
 )
 def test_config_errors_name_the_key(settings: dict[str, Any], message: str) -> None:

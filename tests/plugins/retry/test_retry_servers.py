@@ -72,7 +72,10 @@ async def test_destructive_call_is_not_repeated_and_the_error_says_why(tmp_path:
         message = await invoke("delete_record", {"key": "k"})
         assert message.status == "error"
         assert "not retried: MCP tool 'delete_record' on server 'db' is not annotated readOnlyHint" in message.content
-        assert "set `idempotent = true` under [plugins.retry.servers.db.tools.delete_record]" in message.content
+        assert (
+            'add the rule `{ server = "db", tool = "delete_record", idempotent = true }` to [plugins.retry] rules'
+            in message.content
+        )
         assert retry_entries(message) == [{"type": "mcpbridge_retry", "attempts": 1}]
         assert [tool for tool, _ in calls(tmp_path)] == ["delete_record"]
 
@@ -92,8 +95,12 @@ async def test_without_handle_transport_errors_the_final_error_is_raised_with_it
         await invoke("lookup", {"key": "warm"})
         (tmp_path / "die-lookup").touch()
         (tmp_path / "refuse-start").touch()
-        with pytest.raises(ServerConnectionError, match=r"server 'db' is unreachable: .*\(gave up after 2 attempts\)"):
+        with pytest.raises(ServerConnectionError, match=r"server 'db' is unreachable: ") as error:
             await invoke("lookup", {"key": "x"})
+    # The same exception, its type and attributes kept, with why it is final as a note.
+    assert error.value.__notes__ == ["gave up after 2 attempts"]
+    assert error.value.message().endswith(" (gave up after 2 attempts)")
+    assert error.value.server_name == "db"
 
 
 async def test_timeouts_of_a_flaky_server_are_retried_with_backoff_and_reported() -> None:
@@ -128,12 +135,12 @@ async def test_timeouts_of_a_flaky_server_are_retried_with_backoff_and_reported(
 async def test_non_idempotent_timeout_is_retried_only_when_config_says_so() -> None:
     for idempotent, expected in ((None, 1), (True, 2)):
         flaky = Flaky(k=1)
-        tool_settings = {"tools": {"write_report": {"idempotent": True}}} if idempotent else {}
+        rules = [{"server": "reports", "tool": "write_report", "idempotent": True}] if idempotent else []
         bridge = MCPBridge(
             {"reports": {"server": flaky.server, "timeout": 0.2}},
             plugins=[mcpbridge_retry],
             tool_name_prefix=True,  # policies use the MCP tool name, never the display name
-            plugin_settings={"retry": {**FAST, "servers": {"reports": tool_settings}}},
+            plugin_settings={"retry": {**FAST, "rules": rules}},
         )
         async with bridge:
             invoke = Agentless(bridge)

@@ -3,50 +3,29 @@ per caller identity, in memory or shared through Redis."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection, Sequence
 
-from mcpbridge import ConfigError, MCPBridge, PluginConfig, PluginError, hookimpl
+from mcpbridge import AddCommand, ConfigError, MCPBridge, Plugin, PluginConfig, PluginError, hookimpl
 from mcpbridge_cache.interceptor import ARTIFACT_TYPE, CacheInterceptor
 from mcpbridge_cache.keys import KeyBuilder
 from mcpbridge_cache.policy import Policy
-from mcpbridge_cache.settings import CacheSettings, ToolRule
+from mcpbridge_cache.settings import CacheSettings, Rule
 from mcpbridge_cache.stores import MemoryStore, Store, StoreUnavailable
 
 __all__ = [
     "ARTIFACT_TYPE",
-    "NAME",
     "CacheInterceptor",
     "CacheSettings",
     "MemoryStore",
+    "Rule",
     "Store",
     "StoreUnavailable",
-    "ToolRule",
     "build_store",
     "clear",
     "interceptors_of",
-    "settings_from",
 ]
 
-NAME = "cache"
-
-
-def settings_from(config: PluginConfig) -> CacheSettings:
-    """`[plugins.cache]` validated; rules must name configured servers."""
-    settings = config.parse(NAME, CacheSettings)
-    servers = config.settings.servers
-    for rule in settings.tools:
-        if rule.server not in servers:
-            raise ConfigError(
-                f"plugin 'cache': `plugins.cache.tools` names server {rule.server!r}, which is not configured; "
-                f"configured servers: {', '.join(sorted(servers)) or 'none'}"
-            )
-    return settings
-
-
-def check_server(server: str | None, configured: Collection[str]) -> None:
-    """Refuse to clear the entries of a server that is not configured (a typo would clear nothing)."""
-    if server is not None and server not in configured:
-        raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(configured) or 'none'}")
+mcpbridge_plugin = Plugin(settings=CacheSettings, position=40)
 
 
 def build_store(settings: CacheSettings) -> Store:
@@ -62,27 +41,24 @@ def build_store(settings: CacheSettings) -> Store:
 
 
 @hookimpl
-def mcpbridge_commands() -> dict[str, Callable[[list[str]], int | None]]:
-    """`mcpbridge cache clear [--config F] [--server S] [--tool T]`."""
-
-    def cache(argv: list[str]) -> int:
-        from mcpbridge_cache.cli import main
-
-        return main(argv)
-
-    return {"cache": cache}
-
-
-@hookimpl
-def mcpbridge_configure(config: PluginConfig) -> None:
-    settings_from(config)
-
-
-@hookimpl
-def mcpbridge_interceptors(config: PluginConfig) -> list[CacheInterceptor]:
-    settings = settings_from(config)
+def mcpbridge_interceptors(settings: CacheSettings, config: PluginConfig) -> list[CacheInterceptor]:
     keys = KeyBuilder(config.settings.servers, settings.partition_by)
     return [CacheInterceptor(Policy(settings), keys, build_store(settings))]
+
+
+@hookimpl
+async def mcpbridge_teardown(interceptors: Sequence[CacheInterceptor]) -> None:
+    """Release the stores' connections (Redis clients reconnect if the bridge opens again)."""
+    for interceptor in interceptors:
+        await interceptor.store.aclose()
+
+
+@hookimpl
+def mcpbridge_commands(add_command: AddCommand) -> None:
+    """`mcpbridge cache clear [--server S] [--tool T]`."""
+    from mcpbridge_cache.cli import add
+
+    add(add_command)
 
 
 def interceptors_of(bridge: MCPBridge) -> list[CacheInterceptor]:
@@ -93,6 +69,12 @@ def interceptors_of(bridge: MCPBridge) -> list[CacheInterceptor]:
             "or enable it in [plugins] (it may be disabled or missing from `enabled`)"
         )
     return found
+
+
+def check_server(server: str | None, configured: Collection[str]) -> None:
+    """Refuse to clear the entries of a server that is not configured (a typo would clear nothing)."""
+    if server is not None and server not in configured:
+        raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(configured) or 'none'}")
 
 
 async def clear(bridge: MCPBridge, server: str | None = None, tool: str | None = None) -> int:

@@ -27,10 +27,6 @@ class CacheInterceptor:
         self.store = store
         self._flights: dict[CacheKey, asyncio.Future[str | bytes | None]] = {}
 
-    async def aclose(self) -> None:
-        """Called when the bridge closes: release the store's connections."""
-        await self.store.aclose()
-
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         ttl = self.policy.ttl(request)
         if ttl is None:
@@ -91,7 +87,7 @@ class CacheInterceptor:
 
     async def _bypass(self, request: ToolCallRequest, handler: ToolCallHandler, reason: str) -> Any:
         request.artifact.append({"type": ARTIFACT_TYPE, "hit": False, "bypass": reason})
-        request.notify("cache.bypass", server=request.server_name, tool=request.name, reason=reason)
+        request.notify("cache.bypass", server_name=request.server_name, name=request.name, reason=reason)
         return await handler(request)
 
 
@@ -103,10 +99,10 @@ def _hit(
     if coalesced:
         entry["coalesced"] = True
     request.artifact.append(entry)
-    request.notify("cache.hit", server=request.server_name, tool=request.name, age_s=age, coalesced=coalesced)
+    request.notify("cache.hit", server_name=request.server_name, name=request.name, age_s=age, coalesced=coalesced)
     return result
 
 
 def _miss(request: ToolCallRequest) -> None:
     request.artifact.append({"type": ARTIFACT_TYPE, "hit": False})
-    request.notify("cache.miss", server=request.server_name, tool=request.name)
+    request.notify("cache.miss", server_name=request.server_name, name=request.name)

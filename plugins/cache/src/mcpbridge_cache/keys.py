@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from mcpbridge import ServerConfig, ToolCallRequest, runtime_value
+from mcpbridge import ServerConfig, ToolCallRequest, ValueSource
 
 VERSION = "v1"
 
@@ -47,14 +47,14 @@ class MissingIdentity(Exception):
 class KeyBuilder:
     """Builds the key of a call from its server's identity, arguments and partition."""
 
-    def __init__(self, servers: Mapping[str, ServerConfig], partition_by: Sequence[str]) -> None:
+    def __init__(self, servers: Mapping[str, ServerConfig], partition_by: Sequence[ValueSource]) -> None:
         self._servers = {name: server_identity(name, config) for name, config in servers.items()}
-        self._sources = [(source, source.split(".")) for source in partition_by]
+        self._sources = partition_by
 
     def key(self, request: ToolCallRequest) -> CacheKey:
         """Raises `MissingIdentity` (naming the source) or `TypeError` for arguments that
         are not JSON."""
-        partition = [_read(request, path, source) for source, path in self._sources]
+        partition = [_read(request, source) for source in self._sources]
         material = "\x00".join(
             (
                 self._servers.get(request.server_name, request.server_name),
@@ -78,13 +78,8 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _read(request: ToolCallRequest, path: list[str], source: str) -> Any:
-    root, *rest = path
-    if root == "header":
-        wanted = rest[0].lower()
-        found = next((v for k, v in (request.headers or {}).items() if k.lower() == wanted), None)
-    else:
-        found = runtime_value(request.runtime, path)
+def _read(request: ToolCallRequest, source: ValueSource) -> Any:
+    found = source.read(request)
     if found is None:
-        raise MissingIdentity(source)
+        raise MissingIdentity(str(source))
     return found if isinstance(found, str | int | float | bool) else str(found)

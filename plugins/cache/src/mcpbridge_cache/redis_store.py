@@ -18,8 +18,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
+from mcpbridge import redact_url
 from mcpbridge_cache.keys import CacheKey, pattern
-from mcpbridge_cache.settings import redacted_url
 from mcpbridge_cache.stores import StoreUnavailable
 
 logger = logging.getLogger("mcpbridge_cache")
@@ -33,7 +33,7 @@ class RedisStore:
     def __init__(self, url: str, *, namespace: str, timeout: float, retry: float) -> None:
         self.url = url
         self.namespace = namespace
-        self._shown_url = redacted_url(url)  # never a password in logs or errors
+        self._shown_url = redact_url(url)  # never a password in logs or errors
         self._timeout = timeout
         self._retry = retry
         self._down_until = 0.0

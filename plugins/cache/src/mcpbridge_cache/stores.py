@@ -7,11 +7,13 @@ import time
 from collections import OrderedDict
 from typing import Protocol
 
+from mcpbridge import MCPBridgeError
 from mcpbridge_cache.keys import CacheKey
 
 
-class StoreUnavailable(Exception):
-    """The store cannot be reached right now; the call goes to the server uncached."""
+class StoreUnavailable(MCPBridgeError):
+    """The store cannot be reached right now: a call goes to the server uncached, a clear
+    fails with this error."""
 
 
 class Store(Protocol):

@@ -5,47 +5,51 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import uuid
+from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
-from langchain_core.tools import ToolException
-
-from mcpbridge import ToolCallHandler, ToolCallRequest
-from mcpbridge_headers.settings import HeaderProvider
-from mcpbridge_headers.sources import Source, checked_value, redact, valid_name
+from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest, ValueSource, header_problem
+from mcpbridge_headers.settings import HeaderProvider, HeadersSettings
 
 logger = logging.getLogger("mcpbridge_headers")
 
 
-class MissingHeaderValue(ToolException):
+class MissingHeaderValue(ToolCallError):
     """A configured header has no value for this call; the server was not called."""
 
 
-class InvalidHeaderValue(ToolException):
+class InvalidHeaderValue(ToolCallError):
     """A header's value cannot be sent (wrong type, or outside RFC 9110: control characters,
     non-ASCII text, spaces at either end); the server was not called."""
 
 
-@dataclass(frozen=True, slots=True)
 class ServerHeaders:
     """Everything that makes the headers of one server's calls."""
 
-    server: str
-    sources: Sequence[Source] = ()
-    provider: HeaderProvider | None = None
+    def __init__(self, server_name: str, settings: HeadersSettings) -> None:
+        self.server_name = server_name
+        headers = settings.servers.get(server_name, {})
+        self.fixed = {name: h.source for name, h in headers.items() if isinstance(h.source, str)}
+        self.sources = [
+            (name, h.source, (h.on_missing or settings.on_missing) == "skip")
+            for name, h in headers.items()
+            if isinstance(h.source, ValueSource)
+        ]
+        self.provider: HeaderProvider | None = settings.providers.get(server_name)
 
     async def resolve(self, request: ToolCallRequest) -> dict[str, str]:
         """This call's headers, keyed by lower-case name: names ignore case, so a provider's
         `X-Tenant` replaces a configured `x-tenant` instead of both being sent."""
-        headers: dict[str, str] = {}
-        for source in self.sources:
-            value = source.read(request.runtime)
+        headers = dict(self.fixed)
+        for name, source, skip_missing in self.sources:
+            value = source.read(request)
             if value is None:
-                if source.skip_missing:
+                if skip_missing:
                     continue
-                raise MissingHeaderValue(self._missing(source, request))
-            headers[source.header] = self._checked(value, f"from `{source.spec}`", source.header)
+                raise MissingHeaderValue(self._missing(name, source, request), **_call(request))
+            headers[name] = self._checked(request, value, name, f"from `{source}`")
         if self.provider is not None:
             headers.update(await self._provided(self.provider, request))
         return headers
@@ -58,47 +62,61 @@ class ServerHeaders:
             return {}
         if not isinstance(provided, Mapping):
             raise InvalidHeaderValue(
-                f"the header provider for server {self.server!r} returned a {type(provided).__name__}; "
-                "it must return a dict of header name to value (or None)"
+                f"the header provider for server {self.server_name!r} returned a {type(provided).__name__}; "
+                "it must return a dict of header name to value (or None)",
+                **_call(request),
             )
         headers: dict[str, str] = {}
         for name, value in provided.items():
-            if not isinstance(name, str) or not valid_name(name):
+            if header_problem(name) is not None:
                 raise InvalidHeaderValue(
-                    f"the header provider for server {self.server!r} returned the header name {name!r}, which is "
-                    "not a valid HTTP header name (an RFC 9110 token, and not one the transport sets itself, such as "
-                    "content-length or mcp-session-id); the server was not called"
+                    f"the header provider for server {self.server_name!r} returned the header name {name!r}, which "
+                    "is not a valid HTTP header name (an RFC 9110 token, and not one the transport sets itself, such "
+                    "as content-length or mcp-session-id); the server was not called",
+                    **_call(request),
                 )
             if value is not None:
-                headers[name.lower()] = self._checked(value, "from the header provider", name)
+                headers[name.lower()] = self._checked(request, value, name, "from the header provider")
         return headers
 
-    def _checked(self, value: Any, origin: str, name: str) -> str:
-        try:
-            return checked_value(value, f"server {self.server!r}, header {name!r} {origin}", name)
-        except ValueError as exc:
-            raise InvalidHeaderValue(f"{exc}; the server was not called") from None
+    def _checked(self, request: ToolCallRequest, value: Any, name: str, origin: str) -> str:
+        """`value` as header text; refuses what cannot be one (never quoting the value)."""
+        if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal | uuid.UUID):
+            problem: str | None = f"got a {type(value).__name__}; a header value must be a string or a number"
+        else:
+            value = str(value)
+            problem = header_problem(name, value)
+        if problem is None:
+            return str(value)
+        where = f"server {self.server_name!r}, header {name!r} {origin}"
+        raise InvalidHeaderValue(f"{where}: {problem}; the server was not called", **_call(request))
 
-    def _missing(self, source: Source, request: ToolCallRequest) -> str:
+    def _missing(self, name: str, source: ValueSource, request: ToolCallRequest) -> str:
         key = ".".join(source.path)
-        if request.runtime is None:
+        if source.origin == "header":
+            why = f"the call carries no header {key!r}"
+        elif request.runtime is None:
             why = "the call has no LangGraph runtime (call the tool through an agent or ToolNode, or pass `runtime`)"
         else:
             why = f"the run's {source.origin} has no value for {key!r}"
             if source.origin == "context":
-                why += f": pass it when invoking the agent, e.g. `context={{{key.split('.')[0]!r}: ...}}`"
+                why += f": pass it when invoking the agent, e.g. `context={{{source.path[0]!r}: ...}}`"
         return (
-            f"header {source.header!r} for server {self.server!r} reads `{source.spec}`, but {why}. "
+            f"header {name!r} for server {self.server_name!r} reads `{source}`, but {why}. "
             f'The MCP tool {request.name!r} was not called; set `on_missing = "skip"` in [plugins.headers] '
             "to call it without the header instead"
         )
 
 
+def _call(request: ToolCallRequest) -> dict[str, str]:
+    return {"server_name": request.server_name, "name": request.name}
+
+
 class HeadersInterceptor:
     """Adds the configured headers to calls of the servers they are configured for, and only those."""
 
-    def __init__(self, servers: Mapping[str, ServerHeaders]) -> None:
-        self._servers = dict(servers)
+    def __init__(self, settings: HeadersSettings) -> None:
+        self._servers = {name: ServerHeaders(name, settings) for name in {*settings.servers, *settings.providers}}
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         plan = self._servers.get(request.server_name)
@@ -115,3 +133,8 @@ class HeadersInterceptor:
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("mcpbridge-headers: %s/%s sends %s", request.server_name, request.name, redact(headers))
         return await handler(request.override(headers={**headers, **outer}))
+
+
+def redact(headers: Mapping[str, str]) -> dict[str, str]:
+    """Header names with their values hidden, for logs and errors."""
+    return {name: f"<redacted {len(value)} chars>" for name, value in headers.items()}

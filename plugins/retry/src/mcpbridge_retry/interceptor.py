@@ -5,31 +5,34 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from langgraph.errors import GraphBubbleUp
 from mcp.types import CallToolResult, TextContent
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
     retry_if_exception,
-    retry_if_not_exception_type,
     retry_if_result,
     stop_after_attempt,
     stop_before_delay,
     wait_exponential_jitter,
 )
 
-from mcpbridge import ServerConnectionError, ToolCallHandler, ToolCallRequest, ToolTimeoutError
-from mcpbridge._errors import describe
-from mcpbridge._results import result_text
-from mcpbridge_retry.settings import Policy, RetrySettings, resolve
+from mcpbridge import (
+    ServerConnectionError,
+    ToolCallHandler,
+    ToolCallRequest,
+    ToolTimeoutError,
+    describe,
+    result_text,
+    tool_hints,
+)
+from mcpbridge_retry.settings import Policy, RetrySettings
 
 logger = logging.getLogger("mcpbridge_retry")
 
 ARTIFACT_TYPE = "mcpbridge_retry"
 EVENT = "retry.attempt"
-E = TypeVar("E", bound=BaseException)
 
 
 class RetryInterceptor:
@@ -39,10 +42,11 @@ class RetryInterceptor:
         self._settings = settings
         self._policies: dict[tuple[str, str], Policy] = {}
 
-    def policy(self, server: str, tool: str) -> Policy:
-        key = (server, tool)
+    def policy(self, server_name: str, name: str) -> Policy:
+        """The policy of one (server, MCP tool name), resolved once."""
+        key = (server_name, name)
         if key not in self._policies:
-            self._policies[key] = resolve(self._settings, server, tool)
+            self._policies[key] = self._settings.policy(server_name, name)
         return self._policies[key]
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
@@ -53,7 +57,8 @@ class RetryInterceptor:
         try:
             result = await call.run()
         except (ServerConnectionError, ToolTimeoutError) as exc:
-            raise _with_note(exc, call.explain(exc)) from exc
+            exc.add_note(call.explain(exc))
+            raise
         finally:
             request.artifact.append({"type": ARTIFACT_TYPE, "attempts": call.attempts})
         if call.attempts > 1 and isinstance(result, CallToolResult) and result.is_error:
@@ -77,9 +82,7 @@ class _Call:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(policy.attempts) | stop_before_delay(policy.max_elapsed),
             wait=wait_exponential_jitter(multiplier=policy.initial, max=policy.max, jitter=policy.initial),
-            # Interrupts must pass untouched: repeating one would ask the user twice.
-            retry=(retry_if_not_exception_type(GraphBubbleUp) & retry_if_exception(self._retry_error))
-            | retry_if_result(self._retry_result),
+            retry=retry_if_exception(self._retry_error) | retry_if_result(self._retry_result),
             before_sleep=self._report,
             retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
         )
@@ -90,6 +93,9 @@ class _Call:
         return await self.handler(self.request)
 
     def _retry_error(self, exc: BaseException) -> bool:
+        """Only transport failures and timeouts; anything else, above all a LangGraph
+        interrupt (GraphBubbleUp: repeating it would ask the user twice) or a cancellation,
+        passes through untouched."""
         if isinstance(exc, ServerConnectionError):
             # A session that could not be opened sent nothing: safe to retry for any tool.
             return self.unsafe is None or not exc.sent
@@ -132,26 +138,16 @@ class _Call:
 
 def unsafe_reason(policy: Policy, request: ToolCallRequest) -> str | None:
     """None when repeating the call is safe; else why it is not (for the error message)."""
-    where = f"[plugins.retry.servers.{request.server_name}.tools.{request.name}]"
     if policy.idempotent is not None:
-        return None if policy.idempotent else f"{where} sets `idempotent = false`"
-    annotations = request.tool.annotations if request.tool is not None else None
-    if annotations is not None and (annotations.read_only_hint or annotations.idempotent_hint):
+        return None if policy.idempotent else "a rule in [plugins.retry] sets `idempotent = false` for it"
+    if tool_hints(request.tool).idempotent:
         return None
+    rule = f'{{ server = "{request.server_name}", tool = "{request.name}", idempotent = true }}'
     return (
         f"MCP tool {request.name!r} on server {request.server_name!r} is not annotated readOnlyHint or "
         "idempotentHint, so the failed call may already have run on the server; if repeating it is safe, "
-        f"set `idempotent = true` under {where}"
+        f"add the rule `{rule}` to [plugins.retry] rules"
     )
-
-
-def _with_note(exc: E, note: str) -> E:
-    """A copy of `exc`, same type and attributes (so the core and outer interceptors treat it
-    as before), whose message ends with `note`."""
-    copy = type(exc).__new__(type(exc))
-    copy.__dict__.update(exc.__dict__)
-    copy.args = (f"{exc} ({note})",)
-    return copy
 
 
 def _first_line(outcome: Any) -> str:

@@ -1,75 +1,57 @@
-"""The `[plugins.retry]` table: defaults, then per-server and per-tool overrides."""
+"""The `[plugins.retry]` table: the policy for every call, and rules that change it for the
+tools they select."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator
 
-
-class Overrides(BaseModel):
-    """Keys any level may set; an unset key inherits from the level above."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    enabled: bool | None = None
-    attempts: int | None = Field(default=None, ge=1, le=100)
-    initial: float | None = Field(default=None, ge=0)
-    max: float | None = Field(default=None, ge=0)
-    max_elapsed: float | None = Field(default=None, gt=0)
-    on_timeout: bool | None = None
-    error_patterns: list[str] | None = None
-    idempotent: bool | None = None
-
-    @field_validator("error_patterns")
-    @classmethod
-    def _compiles(cls, patterns: list[str] | None) -> list[str] | None:
-        for pattern in patterns or ():
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
-        return patterns
+from mcpbridge import ToolSelector, selected
 
 
-class ServerOverrides(Overrides):
-    tools: dict[str, Overrides] = Field(default_factory=dict)
-    """Keyed by the server's own MCP tool name (never the prefixed display name)."""
+def _compiled(pattern: object) -> re.Pattern[str]:
+    if isinstance(pattern, re.Pattern):
+        return pattern
+    if not isinstance(pattern, str):
+        raise ValueError(f"{pattern!r} is not a regular expression (give it as text)")
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
 
 
-class RetrySettings(ServerOverrides):
-    servers: dict[str, ServerOverrides] = Field(default_factory=dict)
+class Policy(BaseModel):
+    """The settings in force for a call; a rule sets some of them for the tools it selects."""
 
-
-_KEYS = set(Overrides.model_fields)
-"""The keys every level may set (not `tools` / `servers`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Policy:
-    """The settings in force for one (server, MCP tool name)."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     enabled: bool = True
-    attempts: int = 3
-    initial: float = 0.2
-    max: float = 5.0
-    max_elapsed: float = 30.0
+    attempts: int = Field(default=3, ge=1, le=100)
+    initial: float = Field(default=0.2, ge=0)
+    max: float = Field(default=5.0, ge=0)
+    max_elapsed: float = Field(default=30.0, gt=0)
     on_timeout: bool = True
-    error_patterns: tuple[re.Pattern[str], ...] = ()
+    error_patterns: tuple[Annotated[re.Pattern[str], PlainValidator(_compiled)], ...] = ()
     idempotent: bool | None = None
-    """None: decided by the tool's annotations."""
+    """None: decided by the tool's annotations (`tool_hints(tool).idempotent`)."""
 
 
-def resolve(settings: RetrySettings, server: str, tool: str) -> Policy:
-    """Defaults ← `[plugins.retry]` ← `servers.<server>` ← `servers.<server>.tools.<tool>`."""
-    server_level = settings.servers.get(server)
-    levels: list[Overrides] = [settings]
-    if server_level is not None:
-        levels += [server_level, *([server_level.tools[tool]] if tool in server_level.tools else [])]
-    merged: dict[str, Any] = {}
-    for level in levels:
-        merged.update(level.model_dump(include=_KEYS, exclude_none=True))
-    merged["error_patterns"] = tuple(re.compile(p) for p in merged.get("error_patterns", ()))
-    return Policy(**merged)
+KEYS = frozenset(Policy.model_fields)
+
+
+class Rule(ToolSelector, Policy):
+    """`{server = "...", tool = "...", <policy keys>}`: only the keys it sets apply."""
+
+
+class RetrySettings(Policy):
+    rules: list[Rule] = Field(default_factory=list)
+    """Every rule that selects a call applies, in order, over the keys above."""
+
+    def policy(self, server_name: str, name: str) -> Policy:
+        """The policy for the MCP tool `name` of `server_name` (never its display name)."""
+        merged = {key: getattr(self, key) for key in KEYS}
+        for rule in selected(self.rules, server_name, name):
+            merged.update({key: getattr(rule, key) for key in rule.model_fields_set & KEYS})
+        return Policy.model_construct(**merged)
