@@ -158,7 +158,7 @@ async def test_input_request_without_elicitation_plugin_says_what_to_install() -
         confirm = (await tools_of(bridge))["confirm"]
         message = await confirm.ainvoke(call(confirm, {}))
     assert message.status == "error"
-    hint = "no enabled plugin answers elicitation; installed plugins that do: elicitation (mcpbridge-elicitation"
+    hint = "no plugin answered elicitation; installed plugins that can: elicitation (mcpbridge-elicitation"
     assert hint in message.content
 
 

@@ -40,3 +40,6 @@ class Plugin:
     answers: tuple[Capability, ...] = ()
     """Client capabilities this plugin answers (through `mcpbridge_client_options` or an
     interceptor); named in the hint when a server asks for one that nobody answers."""
+    advice: str = ""
+    """What to change when the plugin is enabled and still did not answer a server (e.g. a
+    setting that legacy-protocol servers need); shown in that hint."""

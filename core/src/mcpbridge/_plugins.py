@@ -269,22 +269,23 @@ class PluginHost:
             self._call(impl, add_command=add_command)
 
     def unanswered(self, capability: Capability | None = None) -> str:
-        """A hint for a server request that no enabled plugin answers: which installed
-        plugins declare that they answer it, and why they did not. Plugins that were not
-        loaded are imported here (only on this error path) to read their declaration."""
+        """A hint for a server request that no plugin answered: the installed plugins that
+        declare that they answer it, and why they did not (disabled, or their own advice).
+        Plugins that were not loaded are imported here, on this error path only, to read
+        their declaration."""
         what = capability or "this client capability"
         answering = []
         for name, info in sorted(self.infos.items()):
             declared = info.declared or _declaration_of(self._available.get(name))
             if declared is not None and (capability in declared.answers if capability else declared.answers):
-                why = info.reason or "enabled, but not for this server"
-                answering.append(f"{name} ({info.distribution or 'not installed'}; {why})")
+                why = info.reason or f"enabled: {declared.advice or 'but not for this server'}"
+                answering.append(f"{name} ({'; '.join(filter(None, (info.distribution, why)))})")
         if not answering:
             return (
                 f"no installed plugin answers {what}: install one that declares "
                 f"`Plugin(answers=({what!r},))` (see `mcpbridge plugins`)"
             )
-        return f"no enabled plugin answers {what}; installed plugins that do: {', '.join(answering)}"
+        return f"no plugin answered {what}; installed plugins that can: {', '.join(answering)}"
 
     def _parse(self, name: str) -> BaseModel | None:
         model = self.declared(name).settings

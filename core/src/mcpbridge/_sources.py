@@ -59,11 +59,19 @@ class ValueSource:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-        from_text = core_schema.no_info_after_validator_function(cls.parse, core_schema.str_schema())
-        return core_schema.union_schema(
-            [core_schema.is_instance_schema(cls), from_text],
+        return core_schema.no_info_plain_validator_function(
+            cls._validate,
+            json_schema_input_schema=core_schema.str_schema(),
             serialization=core_schema.plain_serializer_function_ser_schema(str),
         )
+
+    @classmethod
+    def _validate(cls, value: Any) -> ValueSource:
+        if isinstance(value, cls):
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"a value source is text such as `context.user_id`, not a {type(value).__name__}")
+        return cls.parse(value)
 
 
 def runtime_value(runtime: Any, path: Sequence[str]) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 from mcpbridge import ModernOnly, Plugin, ToolCallInterceptor, hookimpl
 from mcpbridge_elicitation.answers import ELICITATION, PAYLOAD_TYPE, create_elicitation_resume
 from mcpbridge_elicitation.interceptor import ARTIFACT_TYPE, ElicitationInterceptor
-from mcpbridge_elicitation.legacy import elicitation_callback
+from mcpbridge_elicitation.legacy import LEGACY_FIX, elicitation_callback
 from mcpbridge_elicitation.settings import Settings
 
 __all__ = [
@@ -25,7 +25,7 @@ __all__ = [
     "create_elicitation_resume",
 ]
 
-mcpbridge_plugin = Plugin(settings=Settings, position=50, answers=("elicitation",))
+mcpbridge_plugin = Plugin(settings=Settings, position=50, answers=("elicitation",), advice=LEGACY_FIX)
 
 
 @hookimpl

@@ -7,22 +7,16 @@ import asyncio
 from typing import Any
 
 from mcp.types import (
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
-    CallToolResult,
     ElicitRequest,
     ElicitResult,
     InputRequiredResult,
-    TextContent,
 )
 
-from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest, result_text
+from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest
 from mcpbridge_elicitation.answers import ELICITATION, answers_schema, describe_requests
-from mcpbridge_elicitation.legacy import LEGACY_FIX
 from mcpbridge_elicitation.settings import Settings
 
 ARTIFACT_TYPE = "mcpbridge_elicitation"
-_MISSING_CAPABILITY = f"(code {MISSING_REQUIRED_CLIENT_CAPABILITY})"
-"""How the core's error result quotes a server's "missing client capability" error."""
 
 
 class ElicitationInterceptor:
@@ -38,7 +32,7 @@ class ElicitationInterceptor:
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         result = await handler(request)
         if not isinstance(result, InputRequiredResult):
-            return self._legacy_advice(request, result)  # the common case: the server did not ask
+            return result  # the common case: the server did not ask
         current, delay, rounds = request, self.settings.backoff_initial, 0
         actions: list[dict[str, str]] = []
         while isinstance(result, InputRequiredResult):
@@ -92,23 +86,6 @@ class ElicitationInterceptor:
                 "only elicitation (form and url questions) is supported",
             )
         return questions
-
-    def _legacy_advice(self, request: ToolCallRequest, result: Any) -> Any:
-        """A server that refused the call because the client did not declare elicitation: the
-        capability is withheld from legacy servers unless `on_elicitation` can answer them,
-        so say how to give one."""
-        if (
-            not isinstance(result, CallToolResult)
-            or not result.is_error
-            or self.settings.on_elicitation is not None
-            or request.server_name in self.settings.skip_servers
-        ):
-            return result
-        refusal, found, _ = result_text(result).partition(_MISSING_CAPABILITY)
-        if not found or "elicitation" not in refusal.lower():
-            return result
-        advice = TextContent(type="text", text=f"To fix: {LEGACY_FIX}.")
-        return result.model_copy(update={"content": [*result.content, advice]})
 
 
 def _failed(request: ToolCallRequest, problem: str) -> ToolCallError:
