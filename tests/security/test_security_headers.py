@@ -100,7 +100,7 @@ def test_bad_values_are_refused_naming_server_and_header_not_value(why: str, val
     with pytest.raises(InvalidHeader) as caught:
         check_headers("crm", {"x-ok": "fine", "Authorization": secret_value})
     error = caught.value
-    assert (error.server, error.header) == ("crm", "Authorization")
+    assert (error.server_name, error.header) == ("crm", "Authorization")
     text = str(error)
     assert "server 'crm'" in text
     assert "'Authorization'" in text

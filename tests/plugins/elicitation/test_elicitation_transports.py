@@ -76,7 +76,7 @@ async def test_legacy_question_without_on_elicitation_fails_clearly() -> None:
     [refusal] = (block["text"] for block in message.content)
     assert "did not declare the form elicitation capability" in refusal
     assert refusal.endswith(
-        "installed plugins that can: elicitation (mcpbridge-elicitation; enabled: a legacy-protocol server asks "
+        "installed plugins that can: elicitation (enabled: a legacy-protocol server asks "
         "for user input mid-call, where the agent cannot pause: set `on_elicitation` in [plugins.elicitation] "
         "to answer its questions)"
     )
