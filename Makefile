@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-dev.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements-dev.txt -e 'core[demo]' $(addprefix -e ,$(PLUGINS))
+	$(BIN)/pip install -q -r requirements-dev.txt -e 'core[testing]' $(addprefix -e ,$(PLUGINS))
 	touch $(STAMP)
 
 install: $(STAMP)
