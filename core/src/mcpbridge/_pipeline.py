@@ -109,14 +109,19 @@ class ToolCallInterceptor(Protocol):
 def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandler) -> ToolCallHandler:
     """Wrap `terminal` in `interceptors`, the first being the outermost. With
     `MCPBRIDGE_TRACE_HOOKS=1` each layer also prints when a call enters and leaves it."""
-    layer = _traced_layer if os.environ.get("MCPBRIDGE_TRACE_HOOKS", "").strip().lower() in _TRUE else _layer
+    layer = _traced_layer if tracing() else _layer
     handler = terminal
     for interceptor in reversed(interceptors):
         handler = layer(interceptor, handler)
     return handler
 
 
-_TRUE = {"1", "true", "yes", "on"}
+TRACE_ENV = "MCPBRIDGE_TRACE_HOOKS"
+
+
+def tracing() -> bool:
+    """Whether `MCPBRIDGE_TRACE_HOOKS` asks to print hook calls and interceptor layers."""
+    return os.environ.get(TRACE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 def _name(interceptor: ToolCallInterceptor) -> str:

@@ -22,7 +22,7 @@ from mcpbridge._config import ServerConfig, Settings
 from mcpbridge._declaration import DECLARATION, Capability, Plugin
 from mcpbridge._errors import ConfigError, PluginError
 from mcpbridge._ordering import chain_order
-from mcpbridge._pipeline import ToolCallInterceptor
+from mcpbridge._pipeline import ToolCallInterceptor, tracing
 
 logger = logging.getLogger(__name__)
 
@@ -34,8 +34,6 @@ _DIRECT_PLUGIN = Plugin(position=100)
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
-ENV_TRACE = "MCPBRIDGE_TRACE_HOOKS"
-"""Print every hook call (and, through `compose`, every interceptor a call enters) to stderr."""
 _POSITIONAL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper")
 
 
@@ -309,7 +307,7 @@ class PluginHost:
 
     def _call(self, impl: pluggy.HookImpl, **kwargs: Any) -> Any:
         given = {"config": self.config, "settings": self.plugin_settings.get(impl.plugin_name), **kwargs}
-        if _truthy(os.environ.get(ENV_TRACE)):
+        if tracing():
             where = self.order.index(impl.plugin_name) if impl.plugin_name in self.order else "-"
             print(f"mcpbridge hook: #{where} {impl.plugin_name}.{impl.function.__name__}", file=sys.stderr)
         try:
