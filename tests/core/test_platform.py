@@ -268,3 +268,40 @@ async def test_a_plugin_error_with_notes_is_one_error_message() -> None:
         with pytest.raises(ToolCallError, match="refused by policy"):
             await echo.ainvoke({"text": "x"})  # plain arguments: the error itself
     assert (message.status, message.content) == ("error", "refused by policy (ask an admin)")
+
+
+async def test_a_call_during_which_the_server_asked_is_told_so() -> None:
+    """A legacy server asks mid-call through a client callback; the call's observers hear
+    `server.asked` (a cache must never store such an answer), a call that asked nothing does not."""
+    from mcp.types import ElicitResult
+
+    from tests.plugins.elicitation import elicit_servers
+
+    class Answering:
+        mcpbridge_name = "answering"
+        mcpbridge_plugin = Plugin(answers=("elicitation",))
+
+        @hookimpl
+        def mcpbridge_client_options(self) -> dict[str, Any]:
+            async def answer(context: Any, params: Any) -> ElicitResult:
+                return ElicitResult(action="accept", content={"date": "2030-01-02"})
+
+            return {"elicitation_callback": answer}
+
+    heard: list[tuple[str, str, dict[str, Any]]] = []
+
+    async def listen(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        def observer(event: str, data: Any) -> None:
+            heard.append((request.name, event, dict(data)))
+
+        return await handler(request.override(observers=(*request.observers, observer)))
+
+    servers = {"shop": {"server": elicit_servers.build(), "mode": "legacy"}, "basic": basic.build()}
+    async with MCPBridge(servers, plugins=[Answering()], interceptors=[listen]) as bridge:
+        booked = await bridge.call_tool("shop", "book", {"room": "green"})
+        echoed = await bridge.call_tool("basic", "echo", {"text": "x"})
+    assert booked.content[0]["text"] == "booked green on 2030-01-02"
+    assert echoed.status == "success"
+    assert [(name, event, data) for name, event, data in heard if event == "server.asked"] == [
+        ("book", "server.asked", {"kinds": ["elicitation"]})
+    ]

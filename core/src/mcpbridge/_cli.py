@@ -76,9 +76,16 @@ def _plugins(options: argparse.Namespace) -> int:
     from mcpbridge._plugins import PluginHost
 
     host = PluginHost(_settings(options, required=False))
+    try:
+        host.configure()
+        status = host.status()
+    except MCPBridgeError as exc:  # list the plugins anyway: this is where people look first
+        print(f"mcpbridge: warning: {exc}", file=sys.stderr)
+        status = {}
     rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
     if options.json:
-        print(json.dumps({"chain": host.order, "plugins": [info.as_dict() for info in rows]}, indent=2))
+        plugins = [{**info.as_dict(), "status": status.get(info.name)} for info in rows]
+        print(json.dumps({"chain": host.order, "plugins": plugins}, indent=2))
         return 0
     if not rows:
         print("No mcpbridge plugins installed (pip install mcpbridge-<name>; see docs/plugins/).")
@@ -89,6 +96,8 @@ def _plugins(options: argparse.Namespace) -> int:
         origin = f"{info.distribution or '(object)'} {info.version or ''}"
         answers = f"  answers: {', '.join(info.declared.answers)}" if info.declared and info.declared.answers else ""
         print(f"{where:>3} {info.name:<14} {origin}  [{state}]  hooks: {hooks}{answers}")
+        if info.name in status:
+            print(f"    {status[info.name]}")
     print("chain (outermost first): " + " → ".join(host.order) + " → server")
     return 0
 

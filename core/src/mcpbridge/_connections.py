@@ -17,6 +17,7 @@ import asyncio
 import contextvars
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -51,6 +52,8 @@ from mcpbridge._transports import Link, call_headers, open_transport
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
+_ASKING = {"elicitation_callback": "elicitation", "sampling_callback": "sampling"}
+"""Client callbacks through which a server asks for an answer from a person or a model."""
 _MAX_TOOL_PAGES = 1000
 _SHUTDOWN_GRACE = 5.0
 
@@ -111,7 +114,9 @@ class Connection:
         self.timeout = timeout
         self.max_result_bytes = max_result_bytes
         self.tools_stale = False
-        options = dict(client_options)
+        self._asked: Counter[str] = Counter()
+        """Requests the server made of the client that may involve a person or a model."""
+        options = {key: self._counted(key, value) for key, value in client_options.items()}
         self._message_handler = options.pop("message_handler", None)
         self._modern_only = {key: value.value for key, value in options.items() if isinstance(value, ModernOnly)}
         self._client_options = {key: value for key, value in options.items() if not isinstance(value, ModernOnly)}
@@ -122,6 +127,21 @@ class Connection:
         self._stop: asyncio.Event | None = None
         self._owner: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+
+    def _counted(self, key: str, value: Any) -> Any:
+        """`value` itself, or for a callback that answers the server's own requests (elicitation,
+        sampling) a wrapper that counts them, so calls can tell that the server asked."""
+        kind = _ASKING.get(key)
+        if kind is None:
+            return value
+        if isinstance(value, ModernOnly):
+            return ModernOnly(self._counted(key, value.value))
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            self._asked[kind] += 1
+            return await value(*args, **kwargs)
+
+        return counted
 
     @property
     def connected(self) -> bool:
@@ -164,6 +184,7 @@ class Connection:
                 allow_input_required=True,
             )
             token = call_headers.set(request.headers) if request.headers else None
+            asked = self._asked.copy() if request.observers else None
             try:
                 result: CallToolResult | InputRequiredResult = await self._translate(
                     request.name, current, call, deadline=deadline
@@ -174,6 +195,11 @@ class Connection:
             finally:
                 if token is not None:
                     call_headers.reset(token)
+                if asked is not None and asked != self._asked:
+                    # The server asked the client (a person, a model) while this call ran:
+                    # this call, or another on the same session; the answer is not this
+                    # call's alone to share.
+                    request.notify("server.asked", kinds=sorted(self._asked - asked))
 
         return await self._once_more_if_forgotten(request.name, send)
 

@@ -75,6 +75,12 @@ def mcpbridge_teardown(
 
 
 @hookspec
+def mcpbridge_status(settings: Any, config: PluginConfig) -> str | None:
+    """One line for `mcpbridge plugins` saying what the plugin will do with these settings
+    (e.g. "caches nothing: no rules"), or None."""
+
+
+@hookspec
 def mcpbridge_commands(add_command: AddCommand) -> None:
     """Add sub-commands to the `mcpbridge` command line with `add_command(name, run, help)`,
     which returns the argparse parser for your arguments (`--config` is already on it).

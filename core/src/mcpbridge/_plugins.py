@@ -42,6 +42,10 @@ class PluginConfig:
     """What every hook receives: the bridge's settings and each plugin's own table."""
 
     settings: Settings
+    chain: tuple[str, ...] = ()
+    """The interceptor chain's plugin names, outermost first (`"interceptors"` stands for
+    `MCPBridge(interceptors=...)`), e.g. to refuse a `[plugins] order` that would put
+    something inside a layer that must be innermost."""
 
     @property
     def source(self) -> str | None:
@@ -84,7 +88,6 @@ class PluginHost:
 
     def __init__(self, settings: Settings, explicit: Sequence[object | str] | None = None) -> None:
         self.settings = settings
-        self.config = PluginConfig(settings)
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
@@ -106,6 +109,7 @@ class PluginHost:
                 f"plugin {name!r} implements a hook that does not exist: {exc} (check the name against docs/hooks.md)"
             ) from None
         self.order = self._ordered()
+        self.config = PluginConfig(settings, tuple(self.order))
         for position, name in enumerate(n for n in self.order if n in self.infos):
             self.infos[name].position = position
 
@@ -254,6 +258,15 @@ class PluginHost:
                 merged[key] = value
         return merged
 
+    def status(self) -> dict[str, str]:
+        """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""
+        lines: dict[str, str] = {}
+        for impl in self._impls("mcpbridge_status"):
+            line = self._call(impl)
+            if line:
+                lines[impl.plugin_name] = str(line)
+        return lines
+
     async def teardown(self) -> None:
         """`mcpbridge_teardown` of every plugin, innermost first."""
         for impl in reversed(self._impls("mcpbridge_teardown")):
@@ -290,7 +303,8 @@ class PluginHost:
         if model is None:
             return None
         try:
-            return model.model_validate(self.config.section(name), context={"servers": self.settings.servers})
+            section = self.settings.plugins.sections.get(name, {})
+            return model.model_validate(section, context={"servers": self.settings.servers})
         except ValidationError as exc:
             where = f" in {self.settings.source}" if self.settings.source else ""
             problems = "; ".join(
