@@ -79,6 +79,12 @@ class MCPBridge:
         """The interceptor chain, outermost first; fixed when the bridge is built."""
         return self._interceptors
 
+    @property
+    def chain(self) -> tuple[str, ...]:
+        """The enabled plugins' names in chain order, outermost first (`"interceptors"` for
+        `MCPBridge(interceptors=...)`), as `mcpbridge plugins` shows them."""
+        return self.plugins.config.chain
+
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> MCPBridge:
         """A bridge built from `mcpbridge.toml` (or a pyproject's `[tool.mcpbridge]`)."""

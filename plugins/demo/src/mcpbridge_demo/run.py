@@ -31,6 +31,7 @@ PROMPT = (
 PLUGIN_SETTINGS: dict[str, dict[str, Any]] = {
     "headers": {"servers": {"crm": {"x-user-id": "context.user_id"}}},
     "retry": {"initial": 0.05, "max": 0.2, "error_patterns": ["temporarily unavailable"]},
+    "cache": {"rules": [{"server": "weather", "tool": "get_forecast", "ttl": 60}]},
 }
 
 
@@ -63,7 +64,7 @@ async def _demo(model_name: str | None, yes: bool) -> int:
             },
             plugin_settings={name: table for name, table in PLUGIN_SETTINGS.items() if name in installed},
         ) as bridge:
-            chain = _chain(bridge, installed)
+            chain = [name for name in bridge.chain if name in installed and name != "demo"]
             _introduce(chain, tracing=spans is not None)
             tools = await bridge.list_tools()
             section("Tools (crm over streamable HTTP, calculator over stdio, the others in-process)")
@@ -84,14 +85,6 @@ async def _demo(model_name: str | None, yes: bool) -> int:
         section("Trace (OpenTelemetry spans, in-memory exporter)")
         trace_tree(spans())
     return 0
-
-
-def _chain(bridge: MCPBridge, installed: dict[str, str]) -> list[str]:
-    """The plugins whose interceptors are in the bridge's chain, outermost first: each
-    interceptor is told by the top-level package it comes from."""
-    plugin_of = {module.partition(".")[0]: name for name, module in installed.items()}
-    packages = (str(getattr(interceptor, "__module__", "")).partition(".")[0] for interceptor in bridge.interceptors)
-    return list(dict.fromkeys(plugin_of[package] for package in packages if package in plugin_of))
 
 
 def _introduce(chain: Collection[str], tracing: bool) -> None:
