@@ -176,7 +176,7 @@ async def test_default_order_direct_interceptors_and_order_override() -> None:
         Tracer("wrapped", trace, Plugin(position=5, after=("alpha",))),
     ]
     bridge = MCPBridge({"basic": basic.build()}, plugins=plugins, interceptors=[direct])
-    assert bridge.plugins.order == ["outer", "alpha", "wrapped", "zeta", "inner", "interceptors"]
+    assert bridge.chain == ("outer", "alpha", "wrapped", "zeta", "inner", "interceptors")
     async with bridge:
         await {t.name: t for t in await bridge.list_tools()}["echo"].ainvoke({"text": "x"})
     assert trace == ["outer", "alpha", "wrapped", "zeta", "inner", "direct"]
