@@ -1,0 +1,228 @@
+"""Single flight across processes: first `RedisFlights` on its own against a real
+redis-server, then worker processes (flight_worker.py) sharing one cache through a bridge."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from mcpbridge_cache.flights import NOCACHE, Lease, RedisFlights
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+WORKER = Path(__file__).with_name("flight_worker.py")
+Read = Callable[[], Awaitable[str | bytes | None]]
+
+
+@pytest.fixture
+async def client(redis_url: str, namespace: str) -> AsyncIterator[Redis]:
+    """A client for the flights and to look at Redis; removes the test's keys afterwards."""
+    client = Redis.from_url(redis_url)
+    yield client
+    keys = [key async for key in client.scan_iter(match=f"{namespace}:*")]
+    if keys:
+        await client.unlink(*keys)
+    await client.aclose()
+
+
+@pytest.fixture
+def key_text(namespace: str) -> str:
+    """An entry key as the Redis store spells it."""
+    return f"{namespace}:v2:s:{'0' * 32}:t:{'d' * 64}"
+
+
+@pytest.fixture
+def flight(namespace: str) -> str:
+    return f"{namespace}:v2:flight:s:{'0' * 32}:t:{'d' * 64}"
+
+
+@pytest.fixture
+def read(client: Redis, key_text: str) -> Read:
+    async def read() -> str | bytes | None:
+        found: str | bytes | None = await client.get(key_text)
+        return found
+
+    return read
+
+
+def flights(namespace: str, *, lease: float = 1.0, wait: float = 5.0) -> RedisFlights:
+    return RedisFlights(namespace=namespace, lease=lease, wait=wait)
+
+
+async def test_one_leader_calls_and_the_waiters_get_its_entry(
+    client: Redis, namespace: str, key_text: str, flight: str, read: Read
+) -> None:
+    one = flights(namespace)
+
+    async def caller() -> str | bytes | None:
+        got = await one.lead(client, key_text, read)
+        if not isinstance(got, Lease):
+            return got
+        await asyncio.sleep(0.3)  # the server call
+        await client.set(key_text, "answer")
+        await got.release(stored=True)
+        return "led"
+
+    started = time.monotonic()
+    results = await asyncio.gather(*(caller() for _ in range(10)))
+    assert time.monotonic() - started < 1.5
+    assert sorted(results, key=str) == [b"answer"] * 9 + ["led"]
+    assert await client.exists(flight) == 0
+
+
+async def test_a_leader_that_stored_nothing_sends_the_waiters_to_the_server(
+    client: Redis, namespace: str, key_text: str, flight: str, read: Read
+) -> None:
+    one = flights(namespace)
+    lease = await one.lead(client, key_text, read)
+    assert isinstance(lease, Lease)
+    waiters = asyncio.gather(*(one.lead(client, key_text, read) for _ in range(5)))
+    await asyncio.sleep(0.2)
+    started = time.monotonic()
+    await lease.release(stored=False)
+    assert await waiters == [None] * 5
+    assert time.monotonic() - started < 0.5  # at once, not after `wait`
+    assert await client.get(flight) == NOCACHE.encode()
+    assert 0 < await client.pttl(flight) <= 1000
+    assert await one.lead(client, key_text, read) is None  # a new caller too, while the marker lasts
+    await asyncio.sleep(1.1)
+    again = await one.lead(client, key_text, read)
+    assert isinstance(again, Lease)
+    await again.release(stored=True)
+
+
+async def test_the_leader_renews_its_lock_while_its_call_runs(
+    client: Redis, namespace: str, key_text: str, flight: str, read: Read
+) -> None:
+    one = flights(namespace, lease=0.3)
+    lease = await one.lead(client, key_text, read)
+    assert isinstance(lease, Lease)
+    waiter = asyncio.create_task(one.lead(client, key_text, read))
+    for _ in range(6):  # four leases
+        await asyncio.sleep(0.2)
+        assert 0 < await client.pttl(flight) <= 300
+        assert not waiter.done()
+    await client.set(key_text, "answer")
+    await lease.release(stored=True)
+    assert await waiter == b"answer"
+    assert not lease.held
+
+
+async def test_a_leader_that_stops_renewing_is_taken_over_within_a_lease(
+    client: Redis, namespace: str, key_text: str, read: Read
+) -> None:
+    one = flights(namespace, lease=0.5)
+    dead = await one.lead(client, key_text, read)
+    assert isinstance(dead, Lease)
+    dead._renewal.cancel()  # as if its process froze
+    started = time.monotonic()
+    taken = await one.lead(client, key_text, read)
+    assert isinstance(taken, Lease)
+    assert time.monotonic() - started < 0.5 + 0.6
+    await dead.release(stored=False)  # too late: the lock is no longer its own
+    assert taken.held
+    waiter = asyncio.create_task(one.lead(client, key_text, read))
+    await asyncio.sleep(0.1)
+    assert not waiter.done()  # neither deleted nor turned into the marker
+    await taken.release(stored=False)
+    assert await waiter is None
+
+
+async def test_a_killed_leader_process_is_taken_over_within_a_lease(
+    redis_url: str, client: Redis, namespace: str, key_text: str, read: Read
+) -> None:
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable, str(WORKER), "lead", redis_url, namespace, key_text, "0.6", stdout=subprocess.PIPE
+    )
+    try:
+        assert worker.stdout is not None
+        assert await worker.stdout.readline() == b"leading\n"
+        waiter = asyncio.create_task(flights(namespace, lease=0.6).lead(client, key_text, read))
+        await asyncio.sleep(1.0)  # its lock outlives a lease: it renews it
+        assert not waiter.done()
+        worker.kill()  # SIGKILL
+        killed = time.monotonic()
+        taken = await waiter
+        assert isinstance(taken, Lease)
+        assert time.monotonic() - killed < 0.6 + 0.6
+        await taken.release(stored=True)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            worker.kill()
+        await worker.wait()
+
+
+async def test_a_waiter_gives_up_after_wait(client: Redis, namespace: str, key_text: str, read: Read) -> None:
+    lease = await flights(namespace, lease=0.3).lead(client, key_text, read)
+    assert isinstance(lease, Lease)
+    started = time.monotonic()
+    assert await flights(namespace, wait=0.5).lead(client, key_text, read) is None
+    assert 0.5 <= time.monotonic() - started < 0.8
+    assert lease.held
+    await lease.release(stored=True)
+
+
+async def test_a_flight_finished_between_miss_and_lock_answers_with_its_entry(
+    client: Redis, namespace: str, key_text: str, flight: str, read: Read
+) -> None:
+    await client.set(key_text, "answer")
+    assert await flights(namespace).lead(client, key_text, read) == b"answer"
+    assert await client.exists(flight) == 0
+
+
+async def test_redis_failures_mean_calling_the_server(namespace: str, key_text: str) -> None:
+    unreachable = Redis(port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0))
+
+    async def read() -> str | None:
+        return None
+
+    started = time.monotonic()
+    assert await flights(namespace).lead(unreachable, key_text, read) is None
+    assert time.monotonic() - started < 1
+    await unreachable.aclose()
+
+
+async def test_cancelled_callers_leave_no_lock_behind(
+    client: Redis, namespace: str, key_text: str, flight: str, read: Read
+) -> None:
+    one = flights(namespace, lease=0.4)
+
+    async def leader() -> None:
+        lease = await one.lead(client, key_text, read)
+        assert isinstance(lease, Lease)
+        try:
+            await asyncio.sleep(10)  # the server call
+        finally:
+            await lease.release(stored=False)
+
+    running = asyncio.create_task(leader())
+    await asyncio.sleep(0.1)
+    waiter = asyncio.create_task(one.lead(client, key_text, read))
+    await asyncio.sleep(0.1)
+    waiter.cancel()
+    running.cancel()
+    for task in (waiter, running):
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert await client.get(flight) == NOCACHE.encode()
+
+
+async def test_a_lease_dropped_without_release_stops_renewing(
+    client: Redis, namespace: str, key_text: str, flight: str, read: Read
+) -> None:
+    lease = await flights(namespace, lease=0.3).lead(client, key_text, read)
+    assert isinstance(lease, Lease)
+    renewal = lease._renewal
+    del lease
+    gc.collect()
+    await asyncio.sleep(0.5)
+    assert renewal.done()
+    assert await client.exists(flight) == 0
