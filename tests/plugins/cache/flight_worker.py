@@ -5,7 +5,8 @@ flight_worker.py lead REDIS_URL NAMESPACE KEY_TEXT LEASE
 flight_worker.py calls REDIS_URL NAMESPACE SERVER_URL INDEX COUNT LEASE
     opens a bridge with the cache plugin on the HTTP server "s", says it is ready
     (INCR <NAMESPACE>:test:ready), waits for an item in the list <NAMESPACE>:test:go:<INDEX>, makes COUNT
-    concurrent identical `slow` calls, and prints their texts as one JSON line.
+    concurrent identical `slow` calls, and prints their texts and when they were all
+        answered (time.time()) as one JSON line.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from typing import Any
 
 from redis.asyncio import Redis
@@ -50,8 +52,9 @@ async def calls(redis_url: str, namespace: str, server_url: str, index: str, cou
         await client.incr(f"{namespace}:test:ready")
         await client.blpop([f"{namespace}:test:go:{index}"], timeout=60)
         results = await asyncio.gather(*(tool.ainvoke(make_tool_call(tool, {"q": "x"})) for _ in range(count)))
+        done = time.time()
     await client.aclose()
-    print(json.dumps([result.content for result in results]), flush=True)
+    print(json.dumps({"answers": [result.content for result in results], "done": done}), flush=True)
 
 
 if __name__ == "__main__":

@@ -6,13 +6,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 from mcpbridge_cache.flights import NOCACHE, Lease, RedisFlights
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
@@ -226,3 +231,109 @@ async def test_a_lease_dropped_without_release_stops_renewing(
     await asyncio.sleep(0.5)
     assert renewal.done()
     assert await client.exists(flight) == 0
+
+
+# Processes: worker bridges sharing one cache in Redis, calling one HTTP server.
+
+
+def slow_server(calls: list[int], delays: list[float]) -> MCPServer:
+    """`slow` answers with its call number; call n sleeps delays[n-1] (later calls the last delay)."""
+    server = MCPServer("slow")
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    async def slow(q: str) -> str:
+        """Read-only and slow, so the calls of every process overlap."""
+        calls.append(len(calls) + 1)
+        number = len(calls)
+        await anyio.sleep(delays[min(number, len(delays)) - 1])
+        return f"{q}:{number}"
+
+    return server
+
+
+class Workers:
+    """Worker processes (flight_worker.py calls ...), each making `count` concurrent calls
+    when its go list gets an item."""
+
+    def __init__(self, client: Redis, namespace: str) -> None:
+        self.client = client
+        self.namespace = namespace
+        self.processes: list[asyncio.subprocess.Process] = []
+
+    async def start(self, redis_url: str, server_url: str, number: int, *, count: int, lease: float) -> None:
+        for index in range(number):
+            args = ("calls", redis_url, self.namespace, server_url, str(index), str(count), str(lease))
+            self.processes.append(
+                await asyncio.create_subprocess_exec(
+                    sys.executable, str(WORKER), *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                )
+            )
+        deadline = time.monotonic() + 30
+        while int(await self.client.get(f"{self.namespace}:test:ready") or 0) < number:
+            for process in self.processes:
+                if process.returncode is not None:
+                    _, err = await process.communicate()
+                    pytest.fail(f"a worker exited early: {err.decode()[-2000:]}")
+            assert time.monotonic() < deadline, "the workers did not get ready"
+            await asyncio.sleep(0.05)
+
+    async def go(self, *indexes: int) -> None:
+        for index in indexes:
+            await self.client.rpush(f"{self.namespace}:test:go:{index}", 1)
+
+    async def answers(self, index: int) -> tuple[list[Any], float]:
+        """The answers of worker `index` and when (time.time()) it had them all."""
+        out, err = await asyncio.wait_for(self.processes[index].communicate(), 15)
+        assert self.processes[index].returncode == 0, err.decode()[-2000:]
+        report = json.loads(out)
+        return report["answers"], report["done"]
+
+    async def stop(self) -> None:
+        for process in self.processes:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+
+
+@pytest.fixture
+async def workers(client: Redis, namespace: str) -> AsyncIterator[Workers]:
+    started = Workers(client, namespace)
+    yield started
+    await started.stop()
+
+
+async def test_identical_calls_of_every_process_reach_the_server_once(
+    redis_url: str, workers: Workers, mcp_http_url: Callable[[MCPServer], str]
+) -> None:
+    calls: list[int] = []
+    await workers.start(redis_url, mcp_http_url(slow_server(calls, [0.5])), 3, count=5, lease=5)
+    await workers.go(0, 1, 2)
+    answers = [answer for index in range(3) for answer in (await workers.answers(index))[0]]
+    assert calls == [1]
+    assert len(answers) == 15
+    assert all(answer == answers[0] for answer in answers)
+    assert "x:1" in json.dumps(answers[0])
+
+
+async def test_when_the_leading_process_dies_another_takes_over_within_a_lease(
+    redis_url: str, workers: Workers, mcp_http_url: Callable[[MCPServer], str]
+) -> None:
+    calls: list[int] = []
+    lease = 1.5
+    await workers.start(redis_url, mcp_http_url(slow_server(calls, [10, 0.5])), 3, count=5, lease=lease)
+    await workers.go(0)
+    deadline = time.monotonic() + 10
+    while not calls:  # the leader's call runs
+        assert time.monotonic() < deadline, "the first worker's call did not reach the server"
+        await asyncio.sleep(0.02)
+    await workers.go(1, 2)
+    await asyncio.sleep(0.3)  # both wait for the leader
+    workers.processes[0].kill()  # SIGKILL, mid-call
+    killed = time.time()
+    (one, one_done), (two, two_done) = await workers.answers(1), await workers.answers(2)
+    assert max(one_done, two_done) - killed < lease + 0.5 + 0.6  # the lock expires, one takes over and calls
+    answers = [*one, *two]
+    assert calls == [1, 2]
+    assert len(answers) == 10
+    assert all(answer == answers[0] for answer in answers)
+    assert "x:2" in json.dumps(answers[0])
