@@ -53,11 +53,6 @@ class Lease:
         self._released: asyncio.Task[None] | None = None
         self._renewal = asyncio.create_task(_renew(weakref.ref(self), client, key, token, lease_ms))
 
-    @property
-    def held(self) -> bool:
-        """Still renewing (not released, and the lock was not lost)."""
-        return not self._renewal.done()
-
     async def release(self, stored: bool) -> None:
         """Stop renewing and free the lock if it is still ours; when nothing was `stored`,
         leave the marker that sends waiters to the server. Idempotent; never raises a Redis
