@@ -37,6 +37,9 @@ from tests.conftest import stdio_config  # noqa: E402
 MISSES = 300
 HITS = 3000
 ROUNDS = 10
+RULES = [{"server": "basic", "tool": "echo"}]
+"""Nothing is cached without rules; echo is read-only."""
+SECRET = "bench-cache-secret"
 _ids = itertools.count()
 
 
@@ -76,7 +79,7 @@ async def raw_sdk() -> float:
 async def hit_and_miss(settings: dict[str, Any]) -> tuple[float, float]:
     """(hit, miss) medians: a miss asks for a text never asked before."""
     async with MCPBridge(
-        {"basic": stdio_config()}, plugins=[mcpbridge_cache], plugin_settings={"cache": settings}
+        {"basic": stdio_config()}, plugins=[mcpbridge_cache], plugin_settings={"cache": {**settings, "rules": RULES}}
     ) as b:
         tool = await echo_tool(b)
         miss = await median_us(invoker(tool, lambda: f"miss-{next(_ids)}"), MISSES)
@@ -93,7 +96,9 @@ async def own_cost() -> tuple[float, float, float]:
         return canned
 
     async with (
-        MCPBridge({"basic": stdio_config()}, plugins=[mcpbridge_cache]) as cached,
+        MCPBridge(
+            {"basic": stdio_config()}, plugins=[mcpbridge_cache], plugin_settings={"cache": {"rules": RULES}}
+        ) as cached,
         MCPBridge({"basic": stdio_config()}, plugins=[], interceptors=[noop]) as plain,
     ):
         hit = invoker(await echo_tool(cached), lambda: "hit")
@@ -138,17 +143,25 @@ def redis_url() -> Iterator[str]:
         server.wait(timeout=10)
 
 
+async def clear(url: str, namespace: str) -> None:
+    """Remove every key the bench wrote (entries, generation counters, flight locks)."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url)
+    keys = [key async for key in client.scan_iter(match=f"{namespace}:*")]
+    if keys:
+        await client.unlink(*keys)
+    await client.aclose()
+
+
 async def main() -> int:
     raw = await raw_sdk()
     memory_hit, memory_miss = await hit_and_miss({})
     with redis_url() as url:
         namespace = f"mcpbridge-bench:{os.getpid()}"
-        redis_hit, redis_miss = await hit_and_miss({"backend": "redis", "redis_url": url, "namespace": namespace})
-        store = mcpbridge_cache.build_store(
-            mcpbridge_cache.CacheSettings(backend="redis", redis_url=url, namespace=namespace)
-        )
-        await store.clear()
-        await store.aclose()
+        redis = {"backend": "redis", "redis_url": url, "namespace": namespace, "secret": SECRET}
+        redis_hit, redis_miss = await hit_and_miss(redis)
+        await clear(url, namespace)
     cached_hit, short_circuit, cost = await own_cost()
     checks = [
         ("in-memory hit / miss", memory_hit / memory_miss, 0.2, ""),

@@ -1,4 +1,7 @@
-"""A server that counts its calls, and the Redis the Redis tests need."""
+"""A server that counts its calls, and the Redis the Redis tests need.
+
+Nothing is cached without rules: tests pass `rules=READS` (every read-only tool of "s") or
+their own."""
 
 from __future__ import annotations
 
@@ -7,18 +10,32 @@ import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import mcpbridge_cache
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
+from pydantic import BaseModel
+from redis.asyncio import Redis
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
+from mcpbridge.testing import make_tool_call
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
+READS = [{"server": "s"}]
+"""The rule that caches every read-only tool of server "s"."""
+
+
+class When(BaseModel):
+    date: str
+
+
+def ask_date() -> Elicit[When]:
+    return Elicit("For which date?", When)
 
 
 def counting_server(calls: Counter[str]) -> MCPServer:
@@ -40,7 +57,7 @@ def counting_server(calls: Counter[str]) -> MCPServer:
 
     @server.tool()
     def plain(q: str) -> str:
-        """No annotations: cached only when listed."""
+        """No annotations: cached only when a rule names it exactly."""
         calls["plain"] += 1
         return f"plain:{q}:{calls['plain']}"
 
@@ -63,6 +80,12 @@ def counting_server(calls: Counter[str]) -> MCPServer:
         calls["ask"] += 1
         params = ElicitRequestFormParams(message=f"which {q}?", requested_schema={"type": "object", "properties": {}})
         return InputRequiredResult(request_state="s1", input_requests={"which": ElicitRequest(params=params)})
+
+    @server.tool(annotations=READ_ONLY)
+    def dated(q: str, when: Annotated[When, Resolve(ask_date)]) -> str:
+        """Read-only, but asks the client for a date mid-call (on a legacy session)."""
+        calls["dated"] += 1
+        return f"{q}@{when.date}:{calls['dated']}"
 
     @server.tool()
     def whoami(ctx: Context) -> str:
@@ -107,8 +130,8 @@ def cached_bridge(server: MCPServer) -> BridgeMaker:
 
 
 async def user_header(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-    """Stands in for the headers plugin (innermost, so after the cache): the call carries the
-    user id of its runtime context as `x-user-id`."""
+    """Stands in for the headers plugin (outside the cache, which is innermost): the call
+    carries the user id of its runtime context as `x-user-id`."""
     context = request.runtime.context if request.runtime is not None else None
     user = context.get("user_id") if isinstance(context, dict) else None
     return await handler(request.override(headers={"x-user-id": user}) if user else request)
@@ -116,6 +139,16 @@ async def user_header(request: ToolCallRequest, handler: ToolCallHandler) -> Any
 
 def cache_entries(message: Any) -> list[dict[str, Any]]:
     return [entry for entry in message.artifact if entry.get("type") == mcpbridge_cache.ARTIFACT_TYPE]
+
+
+async def call(bridge: MCPBridge, tool: str, args: dict[str, Any], *, runtime: Any = None) -> Any:
+    """`tool.ainvoke(ToolCall)`: the ToolMessage, with its artifact."""
+    tools = {t.binding.tool.name: t for t in await bridge.list_tools()}
+    return await tools[tool].ainvoke(make_tool_call(tools[tool], args, runtime=runtime))
+
+
+def text(message: Any) -> str:
+    return str(message.content[0]["text"])
 
 
 @pytest.fixture
@@ -132,3 +165,23 @@ def redis_url() -> str:
 def namespace() -> str:
     """A fresh key namespace per test, so tests sharing one Redis never see each other."""
     return f"mcpbridge-test:{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+async def redis(redis_url: str, namespace: str) -> AsyncIterator[Redis]:
+    """A client to look at what the plugin stored; removes the test's keys afterwards."""
+    client = Redis.from_url(redis_url)
+    yield client
+    keys = [key async for key in client.scan_iter(match=f"{namespace}:*")]
+    if keys:
+        await client.unlink(*keys)
+    await client.aclose()
+
+
+@pytest.fixture
+def redis_settings(redis_url: str, namespace: str, redis: Redis) -> dict[str, Any]:
+    """`[plugins.cache]` for the test's Redis namespace (cleaned up afterwards)."""
+    return {"backend": "redis", "redis_url": redis_url, "namespace": namespace, "secret": SECRET}
+
+
+SECRET = "test-cache-secret-0123456789"

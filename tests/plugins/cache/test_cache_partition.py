@@ -1,4 +1,7 @@
-"""Tenant safety: callers with different identities never share an entry."""
+"""Tenant safety: callers with different identities never share an entry. The cache is
+innermost, so the headers an outer layer adds (here a direct interceptor standing in for
+the headers plugin) are part of its key; `partition_by` adds run values that never reach
+the server."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from mcpbridge import MCPBridge, ToolCallRequest
 from mcpbridge.testing import ScriptedChatModel, make_runtime, make_tool_call, tool_call_turn
 from tests.conftest import serving
 
-from .conftest import BridgeMaker, cache_entries, counting_server, user_header
+from .conftest import READS, BridgeMaker, cache_entries, counting_server, user_header
 
 USERS = 200
 
@@ -42,14 +45,12 @@ async def whoami_as_everyone(bridge: MCPBridge) -> list[tuple[str, str, bool]]:
     return await asyncio.gather(*(one(f"user-{i}") for i in range(USERS)))
 
 
-async def test_200_concurrent_users_never_see_each_others_entries(
+async def test_200_concurrent_users_with_different_headers_never_share(
     cached_bridge: BridgeMaker, http_server: dict[str, Any], calls: Counter[str]
 ) -> None:
+    """No `partition_by`: the `x-user-id` header that reaches the server keeps them apart."""
     async with cached_bridge(
-        {"s": http_server},
-        interceptors=[user_header],
-        partition_by=["context.user_id"],
-        rules=[{"server": "s", "tool": "whoami"}],
+        {"s": http_server}, interceptors=[user_header], rules=[{"server": "s", "tool": "whoami"}]
     ) as bridge:
         first = await whoami_as_everyone(bridge)
         second = await whoami_as_everyone(bridge)
@@ -58,20 +59,38 @@ async def test_200_concurrent_users_never_see_each_others_entries(
     assert all(hit for _, _, hit in second)
 
 
-async def test_without_a_partition_users_would_share(
+async def test_the_same_headers_share(
     cached_bridge: BridgeMaker, http_server: dict[str, Any], calls: Counter[str]
 ) -> None:
-    """The control for the test above: it can fail."""
+    """The control for the test above (it can fail): calls that send the same headers share
+    one entry, whoever makes them."""
+
+    async def same_header(request: ToolCallRequest, handler: Any) -> Any:
+        return await handler(request.override(headers={"X-User-Id": "everyone"}))
+
     async with cached_bridge(
-        {"s": http_server}, interceptors=[user_header], rules=[{"server": "s", "tool": "whoami"}]
+        {"s": http_server}, interceptors=[same_header], rules=[{"server": "s", "tool": "whoami"}]
     ) as bridge:
         answers = await whoami_as_everyone(bridge)
-    assert sum(user != answer for user, answer, _ in answers) == USERS - 1
+    assert {answer for _, answer, _ in answers} == {"everyone"}
     assert calls["whoami"] == 1
 
 
+async def test_partition_by_keeps_apart_callers_the_server_cannot_tell_apart(
+    cached_bridge: BridgeMaker, http_server: dict[str, Any], calls: Counter[str]
+) -> None:
+    async with cached_bridge(
+        {"s": http_server}, partition_by=["context.user_id"], rules=[{"server": "s", "tool": "whoami"}]
+    ) as bridge:
+        answers = await whoami_as_everyone(bridge)
+        again = await whoami_as_everyone(bridge)
+    assert {answer for _, answer, _ in answers + again} == {"anonymous"}
+    assert calls["whoami"] == USERS
+    assert all(hit for _, _, hit in again)
+
+
 async def test_a_call_without_identity_is_not_cached(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
-    async with cached_bridge(partition_by=["context.user_id"]) as bridge:
+    async with cached_bridge(partition_by=["context.user_id"], rules=READS) as bridge:
         [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
         for runtime in (None, None, make_runtime({"team": "a"})):
             message = await tool.ainvoke(make_tool_call(tool, {"q": "x"}, runtime=runtime))
@@ -92,7 +111,7 @@ async def test_a_call_without_identity_is_not_cached(cached_bridge: BridgeMaker,
 async def test_identity_sources(
     cached_bridge: BridgeMaker, calls: Counter[str], source: str, same: dict[str, Any], other: dict[str, Any]
 ) -> None:
-    async with cached_bridge(partition_by=[source]) as bridge:
+    async with cached_bridge(partition_by=[source], rules=READS) as bridge:
         [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
         [cache] = mcpbridge_cache.interceptors_of(bridge)
 
@@ -117,7 +136,7 @@ class Context:
 
 
 async def test_in_an_agent_the_hit_is_in_the_tool_message(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
-    async with cached_bridge(partition_by=["context.user_id"]) as bridge:
+    async with cached_bridge(partition_by=["context.user_id"], rules=READS) as bridge:
         tools = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
 
         async def run(thread: str, user: str) -> ToolMessage:

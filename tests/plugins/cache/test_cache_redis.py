@@ -1,16 +1,17 @@
-"""The Redis backend against a real redis-server (MCPBRIDGE_TEST_REDIS_URL), and what
-happens when Redis cannot be reached."""
+"""The Redis backend against a real redis-server (MCPBRIDGE_TEST_REDIS_URL): shared
+entries, keyed hashes, invalidation for every process, and what happens when Redis cannot
+be reached."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import re
 import socket
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,38 +19,23 @@ import mcpbridge_cache
 import pytest
 from redis.asyncio import Redis
 
-from mcpbridge import MCPBridge
+from mcpbridge import ConfigError, MCPBridge
 from mcpbridge._cli import main
-from mcpbridge.testing import make_tool_call
+from mcpbridge.testing import make_runtime
 
-from .conftest import BridgeMaker, cache_entries
-
-
-async def call(bridge: MCPBridge, tool: str, args: dict[str, Any]) -> Any:
-    tools = {t.binding.tool.name: t for t in await bridge.list_tools()}
-    return await tools[tool].ainvoke(make_tool_call(tools[tool], args))
+from .conftest import READS, SECRET, BridgeMaker, cache_entries, call, text
 
 
-@pytest.fixture
-async def redis(redis_url: str, namespace: str) -> AsyncIterator[Redis]:
-    """A client to look at what the plugin stored; removes the test's keys afterwards."""
-    client = Redis.from_url(redis_url)
-    yield client
-    keys = [key async for key in client.scan_iter(match=f"{namespace}:*")]
-    if keys:
-        await client.unlink(*keys)
-    await client.aclose()
-
-
-@pytest.fixture
-def redis_settings(redis_url: str, namespace: str) -> dict[str, Any]:
-    return {"backend": "redis", "redis_url": redis_url, "namespace": namespace}
+async def entry_keys(redis: Redis, namespace: str) -> list[str]:
+    """The entry keys (not generation counters nor flight locks) of the test's namespace."""
+    found = [key.decode() async for key in redis.scan_iter(match=f"{namespace}:v2:*")]
+    return sorted(key for key in found if not key.startswith((f"{namespace}:v2:gen:", f"{namespace}:v2:flight:")))
 
 
 async def test_entries_are_shared_between_bridges(
     cached_bridge: BridgeMaker, calls: Counter[str], redis_settings: dict[str, Any], redis: Redis
 ) -> None:
-    async with cached_bridge(**redis_settings) as one, cached_bridge(**redis_settings) as two:
+    async with cached_bridge(**redis_settings, rules=READS) as one, cached_bridge(**redis_settings, rules=READS) as two:
         first = await call(one, "lookup", {"q": "x"})
         second = await call(two, "lookup", {"q": "x"})
     assert calls["lookup"] == 1
@@ -60,11 +46,14 @@ async def test_entries_are_shared_between_bridges(
 async def test_entries_are_plain_json_with_a_ttl(
     cached_bridge: BridgeMaker, redis_settings: dict[str, Any], redis: Redis, namespace: str
 ) -> None:
-    async with cached_bridge(**redis_settings, ttl=30) as bridge:
+    """`<generations>|<JSON>` under `<namespace>:v2:<server>:<scope>:<tool>:<digest>`."""
+    async with cached_bridge(**redis_settings, ttl=30, rules=READS) as bridge:
         await call(bridge, "lookup", {"q": "x"})
-    [key] = [key async for key in redis.scan_iter(match=f"{namespace}:*")]
-    assert key.decode().startswith(f"{namespace}:v1:s:lookup:")
-    entry = json.loads(await redis.get(key))
+    [key] = await entry_keys(redis, namespace)
+    assert re.fullmatch(rf"{re.escape(namespace)}:v2:s:[0-9a-f]{{32}}:lookup:[0-9a-f]{{64}}", key)
+    tag, _, value = (await redis.get(key)).partition(b"|")
+    assert tag == b"0.0"
+    entry = json.loads(value)
     assert entry["format"] == 1
     assert entry["result"]["content"] == [{"type": "text", "text": "x:1:1"}]
     assert 0 < await redis.pttl(key) <= 30_000
@@ -73,10 +62,10 @@ async def test_entries_are_plain_json_with_a_ttl(
 async def test_an_unreadable_entry_is_a_miss_and_is_replaced(
     cached_bridge: BridgeMaker, calls: Counter[str], redis_settings: dict[str, Any], redis: Redis, namespace: str
 ) -> None:
-    async with cached_bridge(**redis_settings) as bridge:
+    async with cached_bridge(**redis_settings, rules=READS) as bridge:
         await call(bridge, "lookup", {"q": "x"})
-        [key] = [key async for key in redis.scan_iter(match=f"{namespace}:*")]
-        await redis.set(key, b"\x80\x04not json")
+        [key] = await entry_keys(redis, namespace)
+        await redis.set(key, b"0.0|\x80\x04not json")
         replaced = await call(bridge, "lookup", {"q": "x"})
         again = await call(bridge, "lookup", {"q": "x"})
     assert cache_entries(replaced)[0]["hit"] is False
@@ -87,7 +76,7 @@ async def test_an_unreadable_entry_is_a_miss_and_is_replaced(
 async def test_concurrent_identical_calls_reach_the_server_once(
     cached_bridge: BridgeMaker, calls: Counter[str], redis_settings: dict[str, Any], redis: Redis
 ) -> None:
-    async with cached_bridge(**redis_settings) as bridge:
+    async with cached_bridge(**redis_settings, rules=READS) as bridge:
         messages = await asyncio.gather(*(call(bridge, "slow_lookup", {"q": "x"}) for _ in range(30)))
     assert calls["slow_lookup"] == 1
     assert {m.content[0]["text"] for m in messages} == {"slow:x"}
@@ -96,11 +85,11 @@ async def test_concurrent_identical_calls_reach_the_server_once(
 async def test_clear_reaches_every_process(
     cached_bridge: BridgeMaker, calls: Counter[str], redis_settings: dict[str, Any], redis: Redis, namespace: str
 ) -> None:
-    async with cached_bridge(**redis_settings, rules=[{"server": "s", "tool": "plain"}]) as bridge:
+    async with cached_bridge(**redis_settings, rules=[{"server": "s", "tool": "plain"}, *READS]) as bridge:
         await call(bridge, "lookup", {"q": "x"})
         await call(bridge, "plain", {"q": "x"})
         assert await mcpbridge_cache.clear(bridge, tool="plain") == 1
-        assert [k.decode().split(":")[-2] async for k in redis.scan_iter(match=f"{namespace}:*")] == ["lookup"]
+        assert [k.split(":")[-2] for k in await entry_keys(redis, namespace)] == ["lookup"]
         assert await mcpbridge_cache.clear(bridge, server="s") == 1
         await call(bridge, "lookup", {"q": "x"})
     assert calls["lookup"] == 2
@@ -112,17 +101,22 @@ def test_cli_clears_redis(tmp_path: Path, redis_url: str, namespace: str, capsys
     config.write_text(
         f'[servers.s]\nurl = "http://127.0.0.1:9/mcp"\n\n[servers.t]\nurl = "http://127.0.0.1:9/mcp"\n\n'
         f'[plugins.cache]\nbackend = "redis"\nredis_url = "{redis_url}"\nnamespace = "{namespace}"\n'
+        f'secret = "{SECRET}"\n'
     )
 
     async def seed() -> int:
+        """Three entries, plus a generation counter and a flight lock that clear leaves alone."""
         client = Redis.from_url(redis_url)
         for server, tool in (("s", "a"), ("s", "b"), ("t", "a")):
-            await client.set(mcpbridge_cache.keys.CacheKey(server, tool, "0" * 64).text(namespace), "{}")
-        left = len([k async for k in client.scan_iter(match=f"{namespace}:*")])
+            key = mcpbridge_cache.keys.CacheKey(server, "1" * 32, tool, "0" * 64).text(namespace)
+            await client.set(key, "0.0|{}")
+            await client.set(key.replace(":v2:", ":v2:flight:"), "token", px=60_000)
+        await client.set(f"{namespace}:v2:gen:s:{'1' * 32}", 1)
+        left = len(await entry_keys(client, namespace))
         await client.aclose()
         return left
 
-    asyncio.run(seed())
+    assert asyncio.run(seed()) == 3
     command = [
         sys.executable,
         "-m",
@@ -141,10 +135,18 @@ def test_cli_clears_redis(tmp_path: Path, redis_url: str, namespace: str, capsys
     assert main(["cache", "clear", "--config", str(config), "--tool", "a"]) == 0
     assert main(["cache", "--config", str(config), "clear"]) == 0
     assert capsys.readouterr().out.splitlines() == ["cleared 1 cache entry (tool=a)", "cleared 1 cache entry (all)"]
-    assert asyncio.run(seed()) == 3
+
+    async def others() -> int:
+        client = Redis.from_url(redis_url)
+        found = len([k async for k in client.scan_iter(match=f"{namespace}:v2:*")])
+        await client.unlink(*[k async for k in client.scan_iter(match=f"{namespace}:*")])
+        await client.aclose()
+        return found
+
+    assert asyncio.run(others()) == 3 + 1  # the flight locks and the generation counter
 
 
-SECRET = "redis-pa55word"
+PASSWORD = "redis-pa55word"
 
 
 def _closed_port() -> int:
@@ -156,19 +158,81 @@ def _closed_port() -> int:
 async def test_unreachable_redis_means_uncached_with_one_warning(
     cached_bridge: BridgeMaker, calls: Counter[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    url = f"redis://:{SECRET}@127.0.0.1:{_closed_port()}/0"
-    with caplog.at_level(logging.WARNING, logger="mcpbridge_cache"):
-        async with cached_bridge(backend="redis", redis_url=url, redis_retry=0) as bridge:
+    url = f"redis://:{PASSWORD}@127.0.0.1:{_closed_port()}/0"
+    with caplog.at_level(logging.DEBUG, logger="mcpbridge_cache"):
+        async with cached_bridge(backend="redis", redis_url=url, redis_retry=0, secret=SECRET, rules=READS) as bridge:
             messages = [await call(bridge, "lookup", {"q": "x"}) for _ in range(3)]
             messages += await asyncio.gather(*(call(bridge, "slow_lookup", {"q": "x"}) for _ in range(3)))
             with pytest.raises(mcpbridge_cache.StoreUnavailable, match="could not clear the cache in Redis") as error:
                 await mcpbridge_cache.clear(bridge)
     assert "redis://***@127.0.0.1:" in str(error.value)
-    assert SECRET not in str(error.value)
-    assert SECRET not in caplog.text
+    for secret in (PASSWORD, SECRET):
+        assert secret not in str(error.value)
+        assert secret not in caplog.text
     assert all(m.status == "success" for m in messages)
     assert (calls["lookup"], calls["slow_lookup"]) == (3, 3)
     assert cache_entries(messages[0]) == [{"type": "mcpbridge_cache", "hit": False, "bypass": "store unavailable"}]
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert "is unreachable" in warnings[0].getMessage()
+
+
+async def test_keys_are_keyed_by_the_secret_and_reveal_nothing(
+    cached_bridge: BridgeMaker, calls: Counter[str], redis_settings: dict[str, Any], redis: Redis, namespace: str
+) -> None:
+    """Two deployments with different secrets share nothing, and no key shows an argument
+    or a partition value to whoever can list the keys."""
+    argument, user = "argument-4711", "user-0815"
+    runtime = make_runtime({"user_id": user})
+    settings = {**redis_settings, "rules": READS, "partition_by": ["context.user_id"]}
+    async with cached_bridge(**settings) as one, cached_bridge(**{**settings, "secret": "another-secret"}) as two:
+        for bridge in (one, two, one, two):
+            await call(bridge, "lookup", {"q": argument}, runtime=runtime)
+    assert calls["lookup"] == 2
+    keys = await entry_keys(redis, namespace)
+    assert len(keys) == 2
+    listed = " ".join([key.decode() async for key in redis.scan_iter(match=f"{namespace}:*")])
+    for value in (argument, user, SECRET):
+        assert value not in listed
+
+
+def test_redis_needs_a_secret_that_never_shows(
+    server: Any, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(ConfigError, match='backend = "redis" needs `secret`'):
+        MCPBridge(
+            {"s": server},
+            plugins=[mcpbridge_cache],
+            plugin_settings={"cache": {"backend": "redis", "redis_url": redis_url}},
+        )
+    with pytest.raises(ConfigError) as error:
+        MCPBridge(
+            {"s": server},
+            plugins=[mcpbridge_cache],
+            plugin_settings={"cache": {"backend": "redis", "redis_url": redis_url, "secret": SECRET, "ttl": "soon"}},
+        )
+    assert SECRET not in str(error.value)
+    config = tmp_path / "mcpbridge.toml"
+    config.write_text(
+        f'[servers.s]\nurl = "http://127.0.0.1:9/mcp"\n\n[plugins]\nenabled = ["cache"]\n\n'
+        f'[plugins.cache]\nbackend = "redis"\nredis_url = "{redis_url}"\nsecret = "{SECRET}"\n'
+        '[[plugins.cache.rules]]\nserver = "s"\n'
+    )
+    for command in (["plugins"], ["plugins", "--json"]):
+        assert main([*command, "--config", str(config)]) == 0
+        out = capsys.readouterr()
+        assert "caches 1 rule: s/*; writes invalidate per partition; redis backend" in out.out
+        assert SECRET not in out.out + out.err
+
+
+async def test_a_write_invalidates_for_every_process(
+    cached_bridge: BridgeMaker, calls: Counter[str], redis_settings: dict[str, Any], redis: Redis
+) -> None:
+    """`plain` is not read-only: its call through one bridge makes the other's reads fresh."""
+    async with cached_bridge(**redis_settings, rules=READS) as one, cached_bridge(**redis_settings, rules=READS) as two:
+        assert text(await call(one, "lookup", {"q": "x"})) == "x:1:1"
+        assert cache_entries(await call(two, "lookup", {"q": "x"}))[0]["hit"] is True
+        await call(one, "plain", {"q": "x"})
+        fresh = await call(two, "lookup", {"q": "x"})
+    assert text(fresh) == "x:1:2"
+    assert cache_entries(fresh)[0]["hit"] is False

@@ -1,8 +1,9 @@
-"""mcpbridge-cache: answer repeated read-only tool calls without calling the server,
-per caller identity, in memory or shared through Redis."""
+"""mcpbridge-cache: answer repeated calls of the tools its rules select without calling
+the server, never across callers, fresh after every write; in memory or shared through Redis."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Sequence
 
 from mcpbridge import AddCommand, ConfigError, MCPBridge, Plugin, PluginConfig, PluginError, hookimpl
@@ -25,7 +26,9 @@ __all__ = [
     "interceptors_of",
 ]
 
-mcpbridge_plugin = Plugin(settings=CacheSettings, position=40)
+NAME = "cache"
+DIRECT = "interceptors"
+mcpbridge_plugin = Plugin(settings=CacheSettings, position=100, after=(DIRECT,))
 
 
 def build_store(settings: CacheSettings) -> Store:
@@ -35,15 +38,52 @@ def build_store(settings: CacheSettings) -> Store:
 
         assert settings.redis_url is not None
         return RedisStore(
-            settings.redis_url, namespace=settings.namespace, timeout=settings.redis_timeout, retry=settings.redis_retry
+            settings.redis_url,
+            namespace=settings.namespace,
+            timeout=settings.redis_timeout,
+            retry=settings.redis_retry,
+            flight_wait=settings.flight_wait,
+            flight_lease=settings.flight_lease,
         )
     return MemoryStore(settings.max_entries)
 
 
 @hookimpl
+def mcpbridge_configure(config: PluginConfig) -> None:
+    """Refuse a chain with anything inside the cache: its key must cover everything that
+    reaches the server (headers, `_meta`), or two callers could share an entry."""
+    chain = config.chain
+    inside = chain[chain.index(NAME) + 1 :] if NAME in chain else ()
+    if inside:
+        offender = "MCPBridge(interceptors=...)" if inside[0] == DIRECT else f"plugin {inside[0]!r}"
+        raise ConfigError(
+            f"{offender} sits inside the cache (chain: {' → '.join(chain)}), so the cache's key would miss what "
+            f"it adds to a call and callers could share entries: the cache must be the innermost layer; "
+            f'put "{NAME}" last in [plugins] order (or leave it out of order)'
+        )
+
+
+@hookimpl
 def mcpbridge_interceptors(settings: CacheSettings, config: PluginConfig) -> list[CacheInterceptor]:
-    keys = KeyBuilder(config.settings.servers, settings.partition_by)
-    return [CacheInterceptor(Policy(settings), keys, build_store(settings))]
+    secret = settings.secret.get_secret_value().encode() if settings.secret else os.urandom(32)
+    keys = KeyBuilder(config.settings.servers, settings.partition_by, secret)
+    return [CacheInterceptor(Policy(settings), keys, build_store(settings), settings.invalidate)]
+
+
+@hookimpl
+def mcpbridge_status(settings: CacheSettings) -> str:
+    cached = [f"{rule.server}/{rule.tool}" for rule in settings.rules if rule.cache]
+    if not settings.rules:
+        return "caches nothing: no [[plugins.cache.rules]] (see docs/plugins/cache.md)"
+    if not cached:
+        return "caches nothing: every rule in [[plugins.cache.rules]] has cache = false"
+    writes = {
+        "partition": "writes invalidate per partition",
+        "server": "writes invalidate per server",
+        "off": 'writes invalidate nothing (invalidate = "off")',
+    }[settings.invalidate]
+    rules = f"{len(cached)} rule{'s' if len(cached) != 1 else ''}"
+    return f"caches {rules}: {', '.join(cached)}; {writes}; {settings.backend} backend"
 
 
 @hookimpl

@@ -1,11 +1,13 @@
-"""The cache interceptor: answer a repeated read-only call from the store, and let only
-one of many concurrent identical calls reach the server (single-flight)."""
+"""The cache interceptor: answer a repeated cacheable call from the store, let only one of
+many concurrent identical calls reach the server (in this process, then across processes),
+and make every write invalidate the entries it may have changed."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from typing import Any
+from typing import Any, Literal
 
 from mcp.types import CallToolResult
 
@@ -13,7 +15,7 @@ from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge_cache import codec
 from mcpbridge_cache.keys import CacheKey, KeyBuilder, MissingIdentity
 from mcpbridge_cache.policy import Policy
-from mcpbridge_cache.stores import Store, StoreUnavailable
+from mcpbridge_cache.stores import Lease, Seen, Store, StoreUnavailable
 
 ARTIFACT_TYPE = "mcpbridge_cache"
 
@@ -21,16 +23,21 @@ ARTIFACT_TYPE = "mcpbridge_cache"
 class CacheInterceptor:
     """One per bridge; the store and the in-flight table live as long as it does."""
 
-    def __init__(self, policy: Policy, keys: KeyBuilder, store: Store) -> None:
+    def __init__(
+        self, policy: Policy, keys: KeyBuilder, store: Store, invalidate: Literal["partition", "server", "off"]
+    ) -> None:
         self.policy = policy
         self.keys = keys
         self.store = store
+        self._per_partition = invalidate == "partition"
         self._flights: dict[CacheKey, asyncio.Future[str | bytes | None]] = {}
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        ttl = self.policy.ttl(request)
-        if ttl is None:
-            return await handler(request)
+        decision = self.policy.decide(request)
+        if decision.write:
+            return await self._write(request, handler)
+        if decision.ttl is None or request.input_responses is not None or request.request_state is not None:
+            return await handler(request)  # an elicitation leg: its answers belong to this call only
         try:
             key = self.keys.key(request)
         except MissingIdentity as missing:
@@ -45,20 +52,51 @@ class CacheInterceptor:
         entry: str | bytes | None = None
         try:
             try:
-                entry = await self.store.get(key)
+                entry, seen = await self.store.get(key)
             except StoreUnavailable:
                 return await self._bypass(request, handler, "store unavailable")
             decoded = codec.decode(entry) if entry is not None else None
             if decoded is not None:
                 return _hit(request, *decoded)
-            entry = None
-            result = await handler(request)
-            entry = await self._keep(key, result, ttl)
-            _miss(request)
+            result, entry = await self._call(request, handler, key, seen, decision.ttl)
             return result
         finally:
-            del self._flights[key]
+            if self._flights.get(key) is flight:
+                del self._flights[key]
             flight.set_result(entry)
+
+    async def _call(
+        self, request: ToolCallRequest, handler: ToolCallHandler, key: CacheKey, seen: Seen, ttl: float
+    ) -> tuple[Any, str | bytes | None]:
+        """A miss: lead the call across processes (or take the entry another process
+        stored meanwhile), call the server, store the result unless the server asked the
+        client anything during the call (such an answer belongs to that call alone).
+        Returns the result and the entry to share with this process's waiters."""
+        try:
+            lease: Lease | str | bytes | None = await self.store.lead(key)
+        except StoreUnavailable:
+            lease = None
+        if isinstance(lease, str | bytes):
+            decoded = codec.decode(lease)
+            if decoded is not None:
+                return _hit(request, *decoded, coalesced=True), lease
+            lease = None
+        asked = False
+
+        def observe(event: str, data: object) -> None:
+            nonlocal asked
+            asked = asked or event == "server.asked"
+
+        stored = None
+        try:
+            result = await handler(request.override(observers=(*request.observers, observe)))
+            if not asked:
+                stored = await self._keep(key, result, ttl, seen)
+            _miss(request)
+            return result, stored
+        finally:
+            if lease is not None:
+                await lease.release(stored is not None)
 
     async def _follow(
         self, request: ToolCallRequest, handler: ToolCallHandler, flight: asyncio.Future[str | bytes | None]
@@ -73,14 +111,35 @@ class CacheInterceptor:
             return await handler(request)
         return _hit(request, *decoded, coalesced=True)
 
-    async def _keep(self, key: CacheKey, result: Any, ttl: float) -> str | None:
+    async def _write(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        """A call that may change what reads return: invalidate before it is sent and again
+        after it ends, so a read that raced with it cannot leave a stale entry behind."""
+        scope = None
+        if self._per_partition:
+            with contextlib.suppress(MissingIdentity, TypeError, ValueError):  # unknown: the whole server
+                scope = self.keys.scope(request)
+        await self._invalidate(request.server_name, scope)
+        try:
+            return await handler(request)
+        finally:
+            await self._invalidate(request.server_name, scope)
+
+    async def _invalidate(self, server: str, scope: str | None) -> None:
+        """Also detach the reads in flight here: a read that starts after the write must not
+        wait for the answer of one that started before it."""
+        for key in [key for key in self._flights if key.server == server and scope in (None, key.scope)]:
+            del self._flights[key]
+        with contextlib.suppress(StoreUnavailable):  # the store warned; a cache never fails a call
+            await self.store.invalidate(server, scope)
+
+    async def _keep(self, key: CacheKey, result: Any, ttl: float, seen: Seen) -> str | None:
         """Store a successful CallToolResult; anything else (isError, InputRequiredResult, a
         ToolMessage or Command from an inner interceptor) is never cached."""
         if not isinstance(result, CallToolResult) or result.is_error:
             return None
         entry = codec.encode(result, time.time())
         try:
-            await self.store.set(key, entry, ttl)
+            await self.store.set(key, entry, ttl, seen)
         except StoreUnavailable:
             return None
         return entry

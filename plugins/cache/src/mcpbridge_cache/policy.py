@@ -1,13 +1,18 @@
-"""Which calls may be cached, and for how long.
+"""Which calls may be cached, for how long, and which calls are writes that invalidate.
 
-Selected by (server, MCP tool name), never by the display name. A tool its server marks
-destructive is never cached, even when a rule selects it: serving a stale answer to a call
-that was meant to change something would silently skip the change.
+Nothing is cached unless a rule says so. A rule caches the read-only tools it selects
+(`readOnlyHint: true`: no side effects, though not necessarily the same answer twice, which
+is why reading is opt-in); a rule naming one tool exactly also caches that tool when it
+says nothing about itself. A tool its server says writes (annotated and not read-only) is
+never cached, whatever the rules. Selected by (server, MCP tool name), never by the display
+name.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import logging
+from dataclasses import dataclass
 
 from mcp.types import Tool
 
@@ -17,35 +22,47 @@ from mcpbridge_cache.settings import CacheSettings
 logger = logging.getLogger("mcpbridge_cache")
 
 
+@dataclass(frozen=True, slots=True)
+class Decision:
+    ttl: float | None
+    """Seconds to keep a result, or None: not cached."""
+    write: bool
+    """A call of this tool invalidates entries of its server before and after it runs."""
+
+
 class Policy:
     def __init__(self, settings: CacheSettings) -> None:
         self._settings = settings
-        self._decided: dict[tuple[str, str], tuple[Tool | None, float | None]] = {}
-        """The TTL of each (server, tool), with the listed tool it was decided for."""
+        self._decided: dict[tuple[str, str], tuple[Tool | None, Decision]] = {}
+        """The decision for each (server, tool), with the listed tool it was decided for."""
 
-    def ttl(self, request: ToolCallRequest) -> float | None:
-        """Seconds to keep this call's result, or None when it must not be cached."""
-        if request.input_responses is not None or request.request_state is not None:
-            return None  # the second leg of an elicitation round: answers belong to this call only
+    def decide(self, request: ToolCallRequest) -> Decision:
         where = (request.server_name, request.name)
         decided = self._decided.get(where)
         if decided is None or decided[0] is not request.tool:  # first call, or the tools were listed again
             decided = self._decided[where] = (request.tool, self._decide(request))
         return decided[1]
 
-    def _decide(self, request: ToolCallRequest) -> float | None:
+    def _decide(self, request: ToolCallRequest) -> Decision:
         settings = self._settings
         rule = next(selected(settings.rules, request.server_name, request.name), None)
         hints = tool_hints(request.tool)
-        if hints.destructive and hints.annotated:
-            if rule is not None and rule.cache:
+        ttl = None
+        if rule is not None and rule.cache:
+            if hints.read_only or (rule.exact and not hints.annotated):
+                ttl = rule.ttl or settings.ttl
+            elif rule.exact:
                 logger.warning(
-                    "mcpbridge-cache: tool %r of server %r is selected by a rule in [plugins.cache] rules but its "
-                    "server marks it destructive, so it is never cached; narrow the rule",
+                    "mcpbridge-cache: tool %r of server %r is named by a rule in [plugins.cache] rules but its "
+                    "server says it is not read-only, so it is never cached (and its calls invalidate); "
+                    "remove the rule",
                     request.name,
                     request.server_name,
                 )
-            return None
-        if rule is not None:
-            return (rule.ttl or settings.ttl) if rule.cache else None
-        return settings.ttl if settings.read_only and hints.read_only else None
+        write = (
+            ttl is None
+            and not hints.read_only
+            and settings.invalidate != "off"
+            and any(rule.cache and fnmatch.fnmatchcase(request.server_name, rule.server) for rule in settings.rules)
+        )
+        return Decision(ttl, write)
