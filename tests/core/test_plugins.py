@@ -183,6 +183,7 @@ async def test_default_order_direct_interceptors_and_order_override() -> None:
     reordered = MCPBridge(
         {},
         plugins=plugins,
+        interceptors=[direct],
         plugin_settings={},
         settings=build_settings({"plugins": {"order": ["interceptors", "zeta"]}}),
     )
@@ -236,7 +237,7 @@ def test_plugins_command(
     assert rows["redact"]["hooks"] == ["mcpbridge_configure", "mcpbridge_interceptors"]
     assert rows["redact"]["version"] == "0.1.0"
     assert rows["broken"] == {**rows["broken"], "state": "disabled", "reason": "disabled in [plugins] disabled"}
-    assert data["chain"] == ["redact", "interceptors"]
+    assert data["chain"] == ["redact"]
     assert cli(["plugins"]) == 0
     assert "redact" in capsys.readouterr().out
 

@@ -57,7 +57,7 @@ class MCPBridge:
             plugin_settings=plugin_settings,
         )
         install_log_redaction(self.settings.secret_values())
-        self.plugins = PluginHost(self.settings, plugins)
+        self.plugins = PluginHost(self.settings, plugins, direct=bool(interceptors))
         self.plugins.configure()
         self._interceptors = tuple(self.plugins.interceptors(interceptors))
         self.connections = {

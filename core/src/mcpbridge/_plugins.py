@@ -86,8 +86,13 @@ class PluginInfo:
 class PluginHost:
     """The bridge's plugins, loaded and ordered, with one method per hook."""
 
-    def __init__(self, settings: Settings, explicit: Sequence[object | str] | None = None) -> None:
+    def __init__(
+        self, settings: Settings, explicit: Sequence[object | str] | None = None, *, direct: bool = False
+    ) -> None:
+        """`explicit`: `MCPBridge(plugins=...)`; `direct`: whether `MCPBridge(interceptors=...)`
+        gave any, which then take their place in the chain as `"interceptors"`."""
         self.settings = settings
+        self._direct = direct
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
@@ -208,7 +213,8 @@ class PluginHost:
 
     def _ordered(self) -> list[str]:
         declared = {name: info.declared or Plugin() for name, info in self.infos.items() if info.enabled}
-        declared[DIRECT] = _DIRECT_PLUGIN
+        if self._direct:
+            declared[DIRECT] = _DIRECT_PLUGIN
         explicit = [name for name in self.settings.plugins.order if name in declared]
         return chain_order(declared, explicit)
 

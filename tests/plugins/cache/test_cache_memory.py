@@ -295,8 +295,16 @@ class Inner:
     [(["cache", "inner"], "plugin 'inner'"), (["inner", "cache"], "MCPBridge(interceptors=...)")],
 )
 def test_an_order_that_puts_a_layer_inside_the_cache_is_refused(server: Any, order: list[str], offender: str) -> None:
+    async def direct(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        return await handler(request)
+
     with pytest.raises(ConfigError) as error:
-        MCPBridge({"s": server}, plugins=[mcpbridge_cache, Inner()], settings=Settings(plugins={"order": order}))
+        MCPBridge(
+            {"s": server},
+            plugins=[mcpbridge_cache, Inner()],
+            interceptors=[direct],
+            settings=Settings(plugins={"order": order}),
+        )
     message = str(error.value)
     assert message.startswith(f"{offender} sits inside the cache (chain: ")
     assert 'the cache must be the innermost layer; put "cache" last in [plugins] order' in message

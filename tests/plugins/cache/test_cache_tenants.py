@@ -186,11 +186,6 @@ def test_an_order_that_puts_headers_inside_the_cache_is_refused(tmp_path: Path, 
     assert "order" in message, message  # says which setting to change
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the refusal advises 'put \"cache\" last in [plugins] order', but names left out of `order` "
-    "(here `interceptors`, with no direct interceptors given) are placed after it, so that order is refused too",
-)
 async def test_the_fix_the_refusal_gives_works(
     tmp_path: Path, crm_url: str, calls: Counter[str], agent_factory: Any
 ) -> None:

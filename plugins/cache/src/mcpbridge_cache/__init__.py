@@ -59,7 +59,8 @@ def mcpbridge_configure(config: PluginConfig) -> None:
         raise ConfigError(
             f"{offender} sits inside the cache (chain: {' → '.join(chain)}), so the cache's key would miss what "
             f"it adds to a call and callers could share entries: the cache must be the innermost layer; "
-            f'put "{NAME}" last in [plugins] order (or leave it out of order)'
+            f'put "{NAME}" last in [plugins] order, after "{DIRECT}" when you pass MCPBridge(interceptors=...), '
+            "or leave it out of `order`"
         )
 
 
