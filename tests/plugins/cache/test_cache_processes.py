@@ -28,14 +28,9 @@ Read = Callable[[], Awaitable[str | bytes | None]]
 
 
 @pytest.fixture
-async def client(redis_url: str, namespace: str) -> AsyncIterator[Redis]:
-    """A client for the flights and to look at Redis; removes the test's keys afterwards."""
-    client = Redis.from_url(redis_url)
-    yield client
-    keys = [key async for key in client.scan_iter(match=f"{namespace}:*")]
-    if keys:
-        await client.unlink(*keys)
-    await client.aclose()
+def client(redis: Redis) -> Redis:
+    """The conftest's Redis client (the test's keys are removed afterwards), for the flights."""
+    return redis
 
 
 @pytest.fixture
