@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from mcpbridge._results import STRUCTURED_CONTENT, result_text
     from mcpbridge._schemas import schema_problems
     from mcpbridge._selectors import ServerName, ToolSelector, selected
+    from mcpbridge._serve import to_mcp_server
     from mcpbridge._sources import ValueSource
     from mcpbridge._tools import MCPTool
 
@@ -95,6 +96,7 @@ _HOMES = {
     "ServerName": "_selectors",
     "ToolSelector": "_selectors",
     "selected": "_selectors",
+    "to_mcp_server": "_serve",
     "ValueSource": "_sources",
     "MCPTool": "_tools",
 }
@@ -144,6 +146,7 @@ __all__ = [
     "result_text",
     "schema_problems",
     "selected",
+    "to_mcp_server",
     "tool_hints",
 ]
 
