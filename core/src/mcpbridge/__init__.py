@@ -14,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpbridge._beyond_tools import ServerInfo, ServerRequestError
     from mcpbridge._bridge import MCPBridge
     from mcpbridge._config import ServerConfig, Settings, load_settings
     from mcpbridge._connections import ModernOnly
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
     from mcpbridge._tools import MCPTool
 
 _HOMES = {
+    "ServerInfo": "_beyond_tools",
+    "ServerRequestError": "_beyond_tools",
     "MCPBridge": "_bridge",
     "ServerConfig": "_config",
     "Settings": "_config",
@@ -122,7 +125,9 @@ __all__ = [
     "STRUCTURED_CONTENT",
     "ServerConfig",
     "ServerConnectionError",
+    "ServerInfo",
     "ServerName",
+    "ServerRequestError",
     "Settings",
     "ToolCallError",
     "ToolCallHandler",

@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from langchain_core.messages import ToolMessage
-from mcp.types import Tool
+from langchain_core.documents.base import Blob
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from mcp.client.session import ClientSession
+from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool
 
+from mcpbridge._beyond_tools import (
+    ServerInfo,
+    all_prompts,
+    all_resource_templates,
+    all_resources,
+    server_info,
+    to_blobs,
+    to_messages,
+)
 from mcpbridge._config import Settings, build_settings, load_settings
 from mcpbridge._connections import Connection
 from mcpbridge._errors import ConfigError, ServerConnectionError
 from mcpbridge._loops import HomeLoop
-from mcpbridge._pipeline import ToolCallInterceptor, compose
+from mcpbridge._pipeline import ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._plugins import PluginHost
 from mcpbridge._redaction import install_log_redaction
 from mcpbridge._schemas import server_schema_validator
@@ -157,10 +169,7 @@ class MCPBridge:
     async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
         names = list(servers) if servers is not None else list(self.connections)
         for name in names:
-            if name not in self.connections:
-                raise ConfigError(
-                    f"unknown server {name!r}; configured servers: {', '.join(self.connections) or 'none'}"
-                )
+            self._connection(name)
         listed = await asyncio.gather(
             *(self.connections[name].list_tools(refresh=refresh) for name in names), return_exceptions=True
         )
@@ -185,6 +194,73 @@ class MCPBridge:
                 tools.append(tool)
         return tools
 
+    # -- beyond tools: server info, resources, prompts ---------------------------------
+
+    async def server_info(self, server: str) -> ServerInfo:
+        """What `server` says about itself (name, version, title, `instructions` for a system
+        prompt), opening its session if needed."""
+        connection = self._connection(server)
+
+        async def info() -> ServerInfo:
+            return server_info(server, await connection.session())
+
+        return await self._home.submit(info())
+
+    async def list_resources(self, server: str) -> list[Resource]:
+        """The resources `server` lists (every page)."""
+        connection = self._connection(server)
+        return await self._home.submit(connection.request("resources/list", all_resources))
+
+    async def list_resource_templates(self, server: str) -> list[ResourceTemplate]:
+        """The resource templates (URI templates) `server` lists (every page)."""
+        connection = self._connection(server)
+        return await self._home.submit(connection.request("resources/templates/list", all_resource_templates))
+
+    async def get_resources(self, server: str, uris: str | Sequence[str] | None = None) -> list[Blob]:
+        """The contents of resources as LangChain Blobs (metadata `uri`, `server_name`): of
+        `uris`, or of every listed resource when None (templates are not expanded)."""
+        connection = self._connection(server)
+
+        async def read() -> list[Blob]:
+            wanted = [uris] if isinstance(uris, str) else list(uris) if uris is not None else None
+            if wanted is None:
+                listed = await connection.request("resources/list", all_resources)
+                wanted = [str(resource.uri) for resource in listed]
+            blobs: list[Blob] = []
+            for uri in wanted:
+                blobs.extend(to_blobs(server, await connection.request(f"resources/read of {uri!r}", _reader(uri))))
+            return blobs
+
+        return await self._home.submit(read())
+
+    async def list_prompts(self, server: str) -> list[Prompt]:
+        """The prompts `server` lists (every page)."""
+        connection = self._connection(server)
+        return await self._home.submit(connection.request("prompts/list", all_prompts))
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> list[HumanMessage | AIMessage]:
+        """The prompt `name` as LangChain messages (role user → HumanMessage, assistant →
+        AIMessage); argument values that are not strings are sent as JSON."""
+        connection = self._connection(server)
+        sent = {key: value if isinstance(value, str) else json.dumps(value) for key, value in (arguments or {}).items()}
+        result = await self._home.submit(
+            connection.request(f"prompts/get of {name!r}", lambda s: s.get_prompt(name, sent or None))
+        )
+        return to_messages(result)
+
+    def calls_in_flight(self, server: str) -> tuple[ToolCallRequest, ...]:
+        """The tool calls on `server` that have been sent and not yet answered, e.g. for a
+        client callback (elicitation, sampling) that wants to know which call it serves."""
+        return self._connection(server).calls_in_flight
+
+    def _connection(self, server: str) -> Connection:
+        connection = self.connections.get(server)
+        if connection is None:
+            raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(self.connections) or 'none'}")
+        return connection
+
     def _tool(self, server: str, mcp_tool: Tool) -> MCPTool:
         """The LangChain tool for `mcp_tool`, built (and its chain composed) once per listing."""
         cached = self._tools.get((server, mcp_tool.name))
@@ -205,6 +281,13 @@ class MCPBridge:
         tool = MCPTool.create(binding, name=name)
         self._tools[(server, mcp_tool.name)] = (mcp_tool, tool)
         return tool
+
+
+def _reader(uri: str) -> Callable[[ClientSession], Awaitable[ReadResourceResult]]:
+    def read(session: ClientSession) -> Awaitable[ReadResourceResult]:
+        return session.read_resource(uri)
+
+    return read
 
 
 def _merge(

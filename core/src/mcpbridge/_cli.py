@@ -1,4 +1,4 @@
-"""`mcpbridge plugins | tools | call` and the sub-commands that plugins add
+"""`mcpbridge plugins | tools | call | resources | prompts` and the sub-commands that plugins add
 (`mcpbridge_commands`).
 
 Imports stay inside the commands: `import mcp` and LangGraph take seconds, and
@@ -57,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("server")
     call.add_argument("tool", help="the server's own (unprefixed) tool name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
+    resources = command("resources", _resources, "list servers' resources and templates, or read one with --read")
+    resources.add_argument("server", nargs="?", help="one server (default: every server)")
+    resources.add_argument("--read", metavar="URI", help="print the contents of this resource of SERVER")
+    resources.add_argument("--json", action="store_true", help="print JSON")
+    prompts = command("prompts", _prompts, "list servers' prompts with their arguments")
+    prompts.add_argument("server", nargs="?", help="one server (default: every server)")
+    prompts.add_argument("--json", action="store_true", help="print JSON")
     _add_plugin_commands(command)
     return parser
 
@@ -151,6 +158,94 @@ def _call(options: argparse.Namespace) -> int:
     print("artifact:")
     print(json.dumps(message.artifact, indent=2, default=str))
     return 0 if message.status == "success" else 1
+
+
+def _each_server(options: argparse.Namespace, listing: Callable[[Any, str], Any]) -> dict[str, Any]:
+    """`listing(bridge, server)` for SERVER or every server; a server that answers with an
+    error (one without resources, say) is reported on stderr and left out."""
+    from mcpbridge._beyond_tools import ServerRequestError
+    from mcpbridge._bridge import MCPBridge
+
+    async def run() -> dict[str, Any]:
+        async with MCPBridge(settings=_settings(options, required=True)) as bridge:
+            names = [options.server] if options.server else list(bridge.connections)
+            found: dict[str, Any] = {}
+            for name in names:
+                try:
+                    found[name] = await listing(bridge, name)
+                except ServerRequestError as exc:
+                    if options.server:
+                        raise
+                    print(f"mcpbridge: warning: {_redacted(str(exc))}", file=sys.stderr)
+            return found
+
+    return asyncio.run(run())
+
+
+def _dumped(items: list[Any]) -> list[Any]:
+    return [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
+
+
+def _resources(options: argparse.Namespace) -> int:
+    if options.read is not None:
+        return _read(options)
+
+    async def listing(bridge: Any, server: str) -> tuple[list[Any], list[Any]]:
+        return await bridge.list_resources(server), await bridge.list_resource_templates(server)
+
+    found = _each_server(options, listing)
+    if options.json:
+        dumped = {name: {"resources": _dumped(r), "templates": _dumped(t)} for name, (r, t) in found.items()}
+        print(json.dumps(dumped, indent=2))
+        return 0
+    for server, (resources, templates) in found.items():
+        for resource in resources:
+            kind = f"  ({resource.mime_type})" if resource.mime_type else ""
+            print(f"{server}  {resource.uri}{kind}  {resource.title or resource.name}")
+            if resource.description:
+                print(f"    {resource.description.strip().splitlines()[0]}")
+        for template in templates:
+            print(f"{server}  {template.uri_template}  [template]  {template.title or template.name}")
+    return 0
+
+
+def _read(options: argparse.Namespace) -> int:
+    from mcpbridge._errors import ConfigError
+
+    if not options.server:
+        raise ConfigError("--read needs the SERVER whose resource it is: `mcpbridge resources SERVER --read URI`")
+    blobs = _each_server(options, lambda bridge, server: bridge.get_resources(server, [options.read]))[options.server]
+    if options.json:
+        contents = [{**blob.metadata, "mime_type": blob.mimetype, **_data(blob.data)} for blob in blobs]
+        print(json.dumps(contents, indent=2))
+        return 0
+    for blob in blobs:
+        if isinstance(blob.data, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(blob.data)
+        else:
+            print(blob.data)
+    return 0
+
+
+def _data(data: str | bytes) -> dict[str, str]:
+    import base64
+
+    return {"base64": base64.b64encode(data).decode()} if isinstance(data, bytes) else {"text": data}
+
+
+def _prompts(options: argparse.Namespace) -> int:
+    found = _each_server(options, lambda bridge, server: bridge.list_prompts(server))
+    if options.json:
+        print(json.dumps({name: _dumped(prompts) for name, prompts in found.items()}, indent=2))
+        return 0
+    for server, prompts in found.items():
+        for prompt in prompts:
+            arguments = ", ".join(f"{a.name}{'' if a.required else '?'}" for a in prompt.arguments or [])
+            print(f"{server}  {prompt.name}({arguments})")
+            if prompt.description:
+                print(f"    {prompt.description.strip().splitlines()[0]}")
+    return 0
 
 
 def _redacted(text: str) -> str:

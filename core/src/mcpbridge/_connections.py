@@ -33,6 +33,9 @@ from mcp.types import (
     REQUEST_TIMEOUT,
     CallToolResult,
     InputRequiredResult,
+    LoggingLevel,
+    LoggingMessageNotification,
+    LoggingMessageNotificationParams,
     PaginatedRequestParams,
     RequestParamsMeta,
     TextContent,
@@ -42,6 +45,7 @@ from mcp.types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from mcpbridge._beyond_tools import ServerRequestError, log_to_python, wanted_level
 from mcpbridge._config import ServerConfig
 from mcpbridge._declaration import Capability
 from mcpbridge._errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
@@ -127,6 +131,8 @@ class Connection:
         self._stop: asyncio.Event | None = None
         self._owner: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        self._in_flight: dict[object, tuple[ToolCallRequest, contextvars.Context | None]] = {}
+        """Tool calls on their way, with the context of those that have observers."""
 
     def _counted(self, key: str, value: Any) -> Any:
         """`value` itself, or for a callback that answers the server's own requests (elicitation,
@@ -152,6 +158,21 @@ class Connection:
     async def session(self) -> ClientSession:
         """The live session, opening it first if needed."""
         return (await self._current()).session
+
+    @property
+    def calls_in_flight(self) -> tuple[ToolCallRequest, ...]:
+        """The tool calls sent on this session that have not been answered yet."""
+        return tuple(request for request, _ in self._in_flight.values())
+
+    async def request(self, what: str, send: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """Send a request that is not a tool call (`what` names it in errors): an error answer
+        raises `ServerRequestError`, an unreachable server `ServerConnectionError`; a session
+        the server forgot is reopened and the request sent again, once."""
+
+        async def run(current: _Open) -> T:
+            return await self._translate(None, current, send(current.session), what=what)
+
+        return await self._once_more_if_forgotten(None, run)
 
     async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
         """The server's tools, listed once per connection (again when `refresh` or after a
@@ -201,12 +222,17 @@ class Connection:
                     # call's alone to share.
                     request.notify("server.asked", kinds=sorted(self._asked - asked))
 
-        return await self._once_more_if_forgotten(request.name, send)
+        key = object()
+        self._in_flight[key] = (request, contextvars.copy_context() if request.observers else None)
+        try:
+            return await self._once_more_if_forgotten(request.name, send)
+        finally:
+            del self._in_flight[key]
 
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller."""
         if request.headers:
-            if self.config.transport != "http":
+            if self.config.url is None:
                 raise ConfigError(
                     f"server {self.name!r} is a {self.config.transport} server and carries no HTTP headers, "
                     f"so {sorted(request.headers)} cannot be sent: configure headers only for `url` servers"
@@ -259,10 +285,17 @@ class Connection:
             ) from None
 
     async def _translate(
-        self, tool: str | None, current: _Open, call: Awaitable[T], *, deadline: float | None = None
+        self,
+        tool: str | None,
+        current: _Open,
+        call: Awaitable[T],
+        *,
+        deadline: float | None = None,
+        what: str | None = None,
     ) -> T:
-        """Await `call`, telling the server's own errors (an error result for that one call)
-        from a broken transport (the session is dropped; the next call reconnects)."""
+        """Await `call`, telling the server's own errors (an error result for that one call,
+        a `ServerRequestError` for `what` that is not a tool call) from a broken transport
+        (the session is dropped; the next call reconnects)."""
         try:
             return await call
         except MCPError as exc:
@@ -276,6 +309,8 @@ class Connection:
                 await self._forget(current)  # waits for the transport to end: the exit code is known after
                 reason = "the bridge is closing" if closed_by_us else link.end_reason()
                 raise ServerConnectionError(self.name, reason, name=tool) from exc
+            if what is not None:
+                raise ServerRequestError(self.name, what, f"{exc.message} (code {exc.code})", code=exc.code) from exc
             if tool is None:
                 raise ServerConnectionError(self.name, exc) from exc
             hint = f". {self._unanswered(None)}" if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY else ""
@@ -288,6 +323,8 @@ class Connection:
             )
         except ValidationError as exc:
             problem = _first_problem(exc)
+            if what is not None:
+                raise ServerRequestError(self.name, what, f"malformed result: {problem}") from None
             if tool is None:
                 raise ServerConnectionError(self.name, f"malformed tools/list result: {problem}") from None
             return cast(T, self._malformed(tool, problem))
@@ -295,6 +332,8 @@ class Connection:
             await self._forget(current)
             raise ServerConnectionError(self.name, exc, name=tool) from exc
         except RuntimeError as exc:  # the SDK's check of structured content against the output schema
+            if what is not None:  # or an input-required result where none can be answered
+                raise ServerRequestError(self.name, what, str(exc)) from None
             if tool is None:
                 raise
             return cast(T, self._malformed(tool, str(exc)))
@@ -371,7 +410,9 @@ class Connection:
         target = await open_transport(self.name, self.config, stack, link, max_result_bytes=self.max_result_bytes)
         options = self._client_options if self._mode == "legacy" else {**self._client_options, **self._modern_only}
         client: Client = await stack.enter_async_context(
-            Client(target, mode=self._mode, message_handler=self._on_message, **options)
+            Client(
+                target, mode=self._mode, message_handler=self._on_message, **{"log_level": self._log_level, **options}
+            )
         )
         return client
 
@@ -388,10 +429,30 @@ class Connection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, ToolListChangedNotification):
             self.tools_stale = True
+        elif isinstance(message, LoggingMessageNotification):
+            self._server_log(message.params)
         elif isinstance(message, Exception):
             logger.debug("mcpbridge: server %r transport error: %s", self.name, type(message).__name__)
         if self._message_handler is not None:
             await self._message_handler(message)
+
+    @property
+    def _log_level(self) -> LoggingLevel:
+        """The level of log messages to opt in to on modern servers (legacy ones send theirs)."""
+        return wanted_level(self.name)
+
+    def _server_log(self, params: LoggingMessageNotificationParams) -> None:
+        """A server's log message: to the `mcpbridge.server.<name>` logger, and as a `log` event
+        to every call in flight on this session that has observers (the notification does not
+        say which request it belongs to)."""
+        log_to_python(self.name, params)
+        for request, context in list(self._in_flight.values()):
+            if context is None:
+                continue
+            try:
+                context.run(request.notify, "log", level=params.level, logger=params.logger, data=params.data)
+            except Exception:  # one observer's fault must not keep the message from the others
+                logger.exception("mcpbridge: an observer of %s/%s failed on a log event", self.name, request.name)
 
 
 def _modern(client: Client) -> bool:

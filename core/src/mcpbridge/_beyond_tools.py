@@ -1,0 +1,206 @@
+"""What servers offer beside tools: resources as LangChain `Blob`s, prompts as LangChain
+messages, the server's own description (name, version, instructions), and its log
+messages (`notifications/message`) as Python log records."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from langchain_core.documents.base import Blob
+from langchain_core.messages import AIMessage, HumanMessage
+from mcp.client.session import ClientSession
+from mcp.types import (
+    BlobResourceContents,
+    GetPromptResult,
+    LoggingLevel,
+    LoggingMessageNotificationParams,
+    PaginatedRequestParams,
+    Prompt,
+    PromptMessage,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    TextContent,
+    TextResourceContents,
+)
+
+from mcpbridge._errors import MCPBridgeError
+from mcpbridge._results import _block
+
+T = TypeVar("T")
+_MAX_PAGES = 1000
+MAX_LOG_CHARS = 4000
+"""A server's log message is cut to this many characters before it reaches Python logging."""
+
+
+class ServerRequestError(MCPBridgeError):
+    """A server answered a request that is not a tool call (`resources/read`, `prompts/get`,
+    ...) with an error, or with a result that cannot be used. `server_name`, `request` (e.g.
+    `"resources/read of 'file:///a.txt'"`) and the MCP error `code` (None for an unusable
+    result) say which."""
+
+    def __init__(self, server_name: str, request: str, problem: str, *, code: int | None = None) -> None:
+        super().__init__(f"MCP server {server_name!r} answered {request} with an error: {problem}")
+        self.server_name = server_name
+        self.request = request
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """What a server says about itself when the session opens (initialize / discover)."""
+
+    server_name: str
+    """The configured name of the server."""
+    name: str | None
+    version: str | None
+    title: str | None
+    instructions: str | None
+    """How to use the server, meant for a model's system prompt; None when it gave none."""
+    protocol_version: str | None
+
+
+def server_info(server_name: str, session: ClientSession) -> ServerInfo:
+    implementation = session.server_info
+    return ServerInfo(
+        server_name=server_name,
+        name=implementation.name if implementation else None,
+        version=implementation.version if implementation else None,
+        title=implementation.title if implementation else None,
+        instructions=session.instructions,
+        protocol_version=session.protocol_version,
+    )
+
+
+async def all_resources(session: ClientSession) -> list[Resource]:
+    """Every page of `resources/list`."""
+    return await _every_page(lambda params: session.list_resources(params=params), lambda page: page.resources)
+
+
+async def all_resource_templates(session: ClientSession) -> list[ResourceTemplate]:
+    """Every page of `resources/templates/list`."""
+    return await _every_page(
+        lambda params: session.list_resource_templates(params=params), lambda page: page.resource_templates
+    )
+
+
+async def all_prompts(session: ClientSession) -> list[Prompt]:
+    """Every page of `prompts/list`."""
+    return await _every_page(lambda params: session.list_prompts(params=params), lambda page: page.prompts)
+
+
+class _Page(Protocol):
+    @property
+    def next_cursor(self) -> str | None: ...
+
+
+P = TypeVar("P", bound=_Page)
+
+
+async def _every_page(
+    fetch: Callable[[PaginatedRequestParams | None], Awaitable[P]], items: Callable[[P], list[T]]
+) -> list[T]:
+    """The items of every page of a `*/list` request; a cursor that never ends is an error."""
+    found: list[T] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await fetch(PaginatedRequestParams(cursor=cursor) if cursor else None)
+        found.extend(items(page))
+        cursor = page.next_cursor
+        if not cursor:
+            return found
+    raise RuntimeError(f"the list has more than {_MAX_PAGES} pages; is its cursor stuck?")
+
+
+def to_blobs(server_name: str, result: ReadResourceResult) -> list[Blob]:
+    """Each content of a `resources/read` result as a Blob: text as it is, binary decoded;
+    metadata `uri` (of that content) and `server_name`."""
+    blobs: list[Blob] = []
+    for contents in result.contents:
+        data: str | bytes
+        if isinstance(contents, TextResourceContents):
+            data = contents.text
+        elif isinstance(contents, BlobResourceContents):
+            try:
+                data = base64.b64decode(contents.blob, validate=True)
+            except binascii.Error as exc:
+                raise ServerRequestError(
+                    server_name, f"resources/read of {str(contents.uri)!r}", f"the blob is not base64 ({exc})"
+                ) from None
+        else:  # pragma: no cover - the SDK parses only these two
+            continue
+        metadata = {"uri": str(contents.uri), "server_name": server_name}
+        blobs.append(Blob.from_data(data, mime_type=contents.mime_type, metadata=metadata))
+    return blobs
+
+
+def to_messages(result: GetPromptResult) -> list[HumanMessage | AIMessage]:
+    """Each prompt message as a HumanMessage (role user) or AIMessage (role assistant): text as
+    a plain string, images, audio and embedded resources as standard content blocks."""
+    messages: list[HumanMessage | AIMessage] = []
+    for message in result.messages:
+        messages.append(_message(message))
+    return messages
+
+
+def _message(message: PromptMessage) -> HumanMessage | AIMessage:
+    content: Any = message.content.text if isinstance(message.content, TextContent) else [_block(message.content)]
+    return HumanMessage(content=content) if message.role == "user" else AIMessage(content=content)
+
+
+# -- server log messages ---------------------------------------------------------------
+
+LOG_LEVELS: dict[str, int] = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO + 5,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
+"""MCP (syslog) levels as Python logging levels."""
+
+
+def server_logger(server_name: str) -> logging.Logger:
+    """The logger a server's log messages go to: `mcpbridge.server.<server name>`."""
+    return logging.getLogger(f"mcpbridge.server.{server_name}")
+
+
+def wanted_level(server_name: str) -> LoggingLevel:
+    """The MCP level to ask a modern server for: what its logger lets through, at most `info`
+    (so the events stream hears `info` and above even when Python logging is quieter)."""
+    effective = server_logger(server_name).getEffectiveLevel()
+    return "debug" if effective <= logging.DEBUG else "info"
+
+
+def log_text(data: Any) -> str:
+    """A server's log data as one bounded line: JSON for anything but a string, control
+    characters escaped (no forged log lines), cut at `MAX_LOG_CHARS`."""
+    text = data if isinstance(data, str) else json.dumps(data, default=str, ensure_ascii=False)
+    if len(text) > MAX_LOG_CHARS:
+        text = f"{text[:MAX_LOG_CHARS]}… ({len(text) - MAX_LOG_CHARS} more characters)"
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def log_to_python(server_name: str, params: LoggingMessageNotificationParams) -> None:
+    """Log a server's message on `mcpbridge.server.<name>`; the text is an argument, never a
+    format string, so a server cannot break (or forge) our logging."""
+    level = LOG_LEVELS.get(params.level, logging.WARNING)
+    target = server_logger(server_name)
+    if target.isEnabledFor(level):
+        source = f"[{log_text(params.logger)}] " if params.logger else ""
+        target.log(
+            level,
+            "%s%s",
+            source,
+            log_text(params.data),
+            extra={"server_name": server_name, "mcp_level": params.level, "mcp_logger": params.logger},
+        )

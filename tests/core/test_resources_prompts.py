@@ -1,0 +1,270 @@
+"""Resources as Blobs, prompts as messages and server info, from real servers: ours (an
+MCPServer in-process, over streamable HTTP and stdio) and npm server-everything."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from typing import Any, TypeVar
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.prompts.base import AssistantMessage, UserMessage
+from mcp.types import (
+    EmbeddedResource,
+    ImageContent,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    TextResourceContents,
+)
+
+from mcpbridge import MCPBridge, ServerConnectionError, ServerRequestError
+from mcpbridge._cli import main
+from mcpbridge.testing import serve_http
+from tests.conftest import stdio_config
+from tests.thirdparty.conftest import EVERYTHING, need, node_stdio
+
+T = TypeVar("T")
+PNG = b"\x89PNG\r\n\x1a\n-not-really-an-image"
+
+
+def build() -> MCPServer:
+    server = MCPServer("docs", version="1.2.3", title="Docs server", instructions="Read README first.")
+
+    @server.resource("file:///readme.txt", mime_type="text/plain")
+    def readme() -> str:
+        return "hello from the readme"
+
+    @server.resource("data://logo.png", mime_type="image/png")
+    def logo() -> bytes:
+        return PNG
+
+    @server.resource("greeting://{name}")
+    def greeting(name: str) -> str:
+        return f"Hello, {name}!"
+
+    @server.prompt()
+    def review(code: str, strict: str = "no") -> list[Any]:
+        """Review some code."""
+        return [
+            UserMessage(f"Review this (strict={strict}):\n{code}"),
+            AssistantMessage("Looks fine; one question."),
+            UserMessage(ImageContent(type="image", data=base64.b64encode(PNG).decode(), mime_type="image/png")),
+            UserMessage(
+                EmbeddedResource(
+                    type="resource",
+                    resource=TextResourceContents(uri="file:///style.md", mime_type="text/markdown", text="Be kind."),
+                )
+            ),
+        ]
+
+    @server.tool()
+    def noop() -> str:
+        return "ok"
+
+    return server
+
+
+async def check_everything_ours(bridge: MCPBridge) -> None:
+    resources = await bridge.list_resources("docs")
+    assert {str(r.uri) for r in resources} == {"file:///readme.txt", "data://logo.png"}
+    [template] = await bridge.list_resource_templates("docs")
+    assert template.uri_template == "greeting://{name}"
+
+    blobs = await bridge.get_resources("docs")
+    by_uri = {blob.metadata["uri"]: blob for blob in blobs}
+    assert by_uri["file:///readme.txt"].as_string() == "hello from the readme"
+    assert by_uri["file:///readme.txt"].mimetype == "text/plain"
+    assert by_uri["data://logo.png"].as_bytes() == PNG
+    assert by_uri["data://logo.png"].mimetype == "image/png"
+    assert all(blob.metadata["server_name"] == "docs" for blob in blobs)
+
+    [hello] = await bridge.get_resources("docs", uris="greeting://Ada")
+    assert hello.as_string() == "Hello, Ada!"
+    assert hello.metadata == {"uri": "greeting://Ada", "server_name": "docs"}
+
+    [prompt] = await bridge.list_prompts("docs")
+    assert prompt.name == "review"
+    assert {a.name: a.required for a in prompt.arguments or []} == {"code": True, "strict": False}
+    messages = await bridge.get_prompt("docs", "review", {"code": "x = 1", "strict": True})
+    assert [type(m) for m in messages] == [HumanMessage, AIMessage, HumanMessage, HumanMessage]
+    assert messages[0].content == "Review this (strict=true):\nx = 1"
+    assert messages[1].content == "Looks fine; one question."
+    [image] = messages[2].content
+    assert isinstance(image, dict)
+    assert image["type"] == "image"
+    assert image["mime_type"] == "image/png"
+    assert base64.b64decode(image["base64"]) == PNG
+    [embedded] = messages[3].content
+    assert isinstance(embedded, dict)
+    assert embedded["type"] == "text"
+    assert embedded["text"] == "Be kind."
+
+    info = await bridge.server_info("docs")
+    assert (info.server_name, info.name, info.version, info.title) == ("docs", "docs", "1.2.3", "Docs server")
+    assert info.instructions == "Read README first."
+
+
+async def test_resources_prompts_and_info_in_process() -> None:
+    async with MCPBridge({"docs": build()}, plugins=[]) as bridge:
+        await check_everything_ours(bridge)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_resources_prompts_and_info_over_http(mode: str) -> None:
+    served = serve_http(build())
+    try:
+        async with MCPBridge({"docs": {"url": served.url, "mode": mode}}, plugins=[]) as bridge:
+            await check_everything_ours(bridge)
+    finally:
+        await asyncio.to_thread(served.stop)
+
+
+async def test_resources_prompts_and_info_over_stdio() -> None:
+    async with MCPBridge({"docs": stdio_config("tests.core.test_resources_prompts")}, plugins=[]) as bridge:
+        await check_everything_ours(bridge)
+
+
+async def test_server_errors_name_the_server_and_the_request() -> None:
+    async with MCPBridge({"docs": build()}, plugins=[]) as bridge:
+        with pytest.raises(ServerRequestError, match=r"'docs' answered resources/read of 'file:///nope'") as caught:
+            await bridge.get_resources("docs", ["file:///nope"])
+        assert caught.value.server_name == "docs"
+        with pytest.raises(ServerRequestError, match=r"'docs' answered prompts/get of 'missing'"):
+            await bridge.get_prompt("docs", "missing")
+        with pytest.raises(ServerRequestError, match=r"prompts/get of 'review'"):
+            await bridge.get_prompt("docs", "review")  # `code` is required
+        with pytest.raises(Exception, match="unknown server 'other'"):
+            await bridge.list_prompts("other")
+        assert await bridge.list_resources("docs")  # the session is still good
+
+
+async def test_an_unreachable_server_is_a_connection_error() -> None:
+    async with MCPBridge({"gone": {"url": "http://127.0.0.1:9/mcp", "connect_timeout": 5}}, plugins=[]) as bridge:
+        with pytest.raises(ServerConnectionError, match="'gone'"):
+            await bridge.list_resources("gone")
+        with pytest.raises(ServerConnectionError, match="'gone'"):
+            await bridge.server_info("gone")
+
+
+async def test_a_restarted_http_server_is_reached_again_for_resources_and_prompts() -> None:
+    served = serve_http(build())
+    try:
+        async with MCPBridge({"docs": {"url": served.url, "mode": "legacy"}}, plugins=[]) as bridge:
+            assert len(await bridge.list_resources("docs")) == 2
+            await asyncio.to_thread(served.stop)
+            served = await asyncio.to_thread(serve_http, build(), served.port)
+            [blob] = await bridge.get_resources("docs", "file:///readme.txt")
+            assert blob.as_string() == "hello from the readme"
+            assert len(await bridge.get_prompt("docs", "review", {"code": "y"})) == 4
+    finally:
+        await asyncio.to_thread(served.stop)
+
+
+def paged() -> Server[Any]:
+    """A low-level server that lists its resources, templates and prompts three per page."""
+
+    def page(items: list[T], params: PaginatedRequestParams | None) -> tuple[list[T], str | None]:
+        start = int(params.cursor) if params and params.cursor else 0
+        return items[start : start + 3], str(start + 3) if start + 3 < len(items) else None
+
+    async def resources(ctx: Any, params: PaginatedRequestParams | None) -> ListResourcesResult:
+        items, cursor = page([Resource(name=f"r{i}", uri=f"mem://r{i}") for i in range(8)], params)
+        return ListResourcesResult(resources=items, next_cursor=cursor)
+
+    async def templates(ctx: Any, params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
+        items, cursor = page(
+            [ResourceTemplate(name=f"t{i}", uri_template=f"mem://t{i}/{{x}}") for i in range(4)], params
+        )
+        return ListResourceTemplatesResult(resource_templates=items, next_cursor=cursor)
+
+    async def prompts(ctx: Any, params: PaginatedRequestParams | None) -> ListPromptsResult:
+        items, cursor = page([Prompt(name=f"p{i}") for i in range(7)], params)
+        return ListPromptsResult(prompts=items, next_cursor=cursor)
+
+    async def tools(ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
+        return ListToolsResult(tools=[])
+
+    return Server(
+        "paged",
+        on_list_tools=tools,
+        on_list_resources=resources,
+        on_list_resource_templates=templates,
+        on_list_prompts=prompts,
+    )
+
+
+async def test_every_page_is_listed() -> None:
+    async with MCPBridge({"paged": paged()}, plugins=[]) as bridge:
+        assert [r.name for r in await bridge.list_resources("paged")] == [f"r{i}" for i in range(8)]
+        assert [t.name for t in await bridge.list_resource_templates("paged")] == [f"t{i}" for i in range(4)]
+        assert [p.name for p in await bridge.list_prompts("paged")] == [f"p{i}" for i in range(7)]
+
+
+async def test_server_everything_resources_prompts_and_info() -> None:
+    """Text and binary resources, templates, prompts with arguments, instructions."""
+    config = node_stdio(need(EVERYTHING), "stdio")
+    async with MCPBridge({"ev": config}, plugins=[]) as bridge:
+        resources = await bridge.list_resources("ev")
+        assert resources
+        assert len({str(r.uri) for r in resources}) == len(resources)
+        templates = await bridge.list_resource_templates("ev")
+        assert templates
+
+        assert {blob.metadata["uri"] for blob in await bridge.get_resources("ev")} == {str(r.uri) for r in resources}
+        dynamic = [t.uri_template.replace("{resourceId}", "1") for t in templates if "{resourceId}" in t.uri_template]
+        blobs = await bridge.get_resources("ev", dynamic)
+        assert {type(blob.data) for blob in blobs} == {str, bytes}  # text and binary
+
+        prompts = {p.name: p for p in await bridge.list_prompts("ev")}
+        assert "simple-prompt" in prompts
+        [message] = await bridge.get_prompt("ev", "simple-prompt")
+        assert isinstance(message, HumanMessage)
+        assert isinstance(message.content, str)
+
+        info = await bridge.server_info("ev")
+        assert info.name
+        assert info.version
+        assert info.instructions
+
+
+def test_cli_lists_resources_and_prompts_and_reads_one(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "mcpbridge.toml"
+    server = stdio_config("tests.core.test_resources_prompts")
+    config.write_text(
+        f"[servers.docs]\ncommand = {json.dumps(server['command'])}\nargs = {json.dumps(server['args'])}\n"
+        f"cwd = {json.dumps(server['cwd'])}\n"
+    )
+    assert main(["resources", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "docs  file:///readme.txt" in out
+    assert "greeting://{name}" in out
+
+    assert main(["resources", "docs", "--json", "--config", str(config)]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {r["uri"] for r in listed["docs"]["resources"]} == {"file:///readme.txt", "data://logo.png"}
+    assert listed["docs"]["templates"][0]["uriTemplate"] == "greeting://{name}"
+
+    assert main(["resources", "docs", "--read", "file:///readme.txt", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.strip() == "hello from the readme"
+
+    assert main(["prompts", "docs", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "docs  review(code, strict?)" in out
+    assert "Review some code." in out
+
+    assert main(["prompts", "--json", "--config", str(config)]) == 0
+    assert json.loads(capsys.readouterr().out)["docs"][0]["name"] == "review"
+
+
+if __name__ == "__main__":
+    build().run()
