@@ -1,0 +1,105 @@
+"""The servers the drop-in's tests talk to (real mcp 2.x MCPServers); run as a script, the
+math server speaks stdio."""
+
+from __future__ import annotations
+
+import base64
+import sys
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import AudioContent, CallToolResult, ImageContent, TextContent, ToolAnnotations
+
+PNG = base64.b64encode(bytes.fromhex("89504e470d0a1a0a")).decode()
+
+
+def math() -> MCPServer:
+    server = MCPServer("math")
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        """Add two numbers"""
+        return a + b
+
+    @server.tool()
+    def multiply(a: int, b: int) -> int:
+        """Multiply two numbers"""
+        return a * b
+
+    return server
+
+
+def search(topic: str) -> MCPServer:
+    server = MCPServer(topic)
+
+    @server.tool()
+    def search(query: str) -> str:
+        """Search"""
+        return f"{topic}: {query}"
+
+    return server
+
+
+def behaviours() -> MCPServer:
+    """One tool per result shape, annotation and notification the tests need."""
+    server = MCPServer("behaviours", instructions="Use the tools wisely.")
+
+    @server.tool(structured_output=False)
+    def plain() -> str:
+        return "ok"
+
+    @server.tool(annotations=ToolAnnotations(title="Title", read_only_hint=True, idempotent_hint=False))
+    def annotated() -> str:
+        return "ok"
+
+    @server.tool(meta={"source": "unit-test", "version": 1})
+    def with_meta() -> str:
+        return "ok"
+
+    @server.tool(annotations=ToolAnnotations(title="Both"), meta={"flag": True})
+    def both() -> str:
+        return "ok"
+
+    @server.tool()
+    def forecast(city: str) -> dict[str, object]:
+        """Structured weather."""
+        return {"city": city, "temperature": 21}
+
+    @server.tool()
+    def lookup(param1: str) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text="project not found")], is_error=True)
+
+    @server.tool()
+    def empty_error() -> CallToolResult:
+        return CallToolResult(content=[], is_error=True)
+
+    @server.tool()
+    def picture_error() -> CallToolResult:
+        return CallToolResult(
+            content=[
+                TextContent(type="text", text="render failed"),
+                ImageContent(type="image", mime_type="image/png", data=PNG),
+            ],
+            is_error=True,
+        )
+
+    @server.tool()
+    def picture() -> CallToolResult:
+        return CallToolResult(content=[ImageContent(type="image", mime_type="image/png", data=PNG)])
+
+    @server.tool()
+    def sound() -> CallToolResult:
+        return CallToolResult(content=[AudioContent(type="audio", mime_type="audio/wav", data=PNG)])
+
+    @server.tool()
+    async def slow_count(ctx: Context) -> str:
+        """Reports progress and logs while it runs."""
+        await ctx.info("starting")
+        for step in (1, 2):
+            await ctx.report_progress(step, 2, f"step {step}")
+        return "counted"
+
+    return server
+
+
+if __name__ == "__main__":
+    {"math": math, "behaviours": behaviours}[sys.argv[1] if len(sys.argv) > 1 else "math"]().run()
