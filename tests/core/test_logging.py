@@ -1,0 +1,189 @@
+"""Server log messages (`notifications/message`): to the `mcpbridge.server.<name>` logger,
+as `log` events to the calls in flight, and safely (the text is the server's, untrusted);
+client callbacks learn which tool call they serve. Real servers: ours (an MCPServer
+in-process, over streamable HTTP and stdio) and npm server-everything."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import warnings
+from typing import Any
+
+import mcpbridge_events
+import pytest
+from langchain_core.messages import AIMessage
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from mcpbridge import MCPBridge, Plugin, ToolCallHandler, ToolCallRequest, hookimpl
+from mcpbridge._beyond_tools import MAX_LOG_CHARS
+from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
+from tests.conftest import stdio_config
+from tests.thirdparty.conftest import EVERYTHING, need, node_stdio
+
+LOGGER = "mcpbridge.server.docs"
+HOSTILE = "%s %(x)s %d\nFORGED mcpbridge: CRITICAL all is lost"
+
+
+def build() -> MCPServer:
+    warnings.filterwarnings("ignore", category=MCPDeprecationWarning)  # MCP logging is deprecated, still served
+    server = MCPServer("docs")
+
+    @server.tool()
+    async def chatty(ctx: Context) -> str:
+        await ctx.debug("starting")
+        await ctx.info("step one", logger_name="worker")
+        await ctx.log("notice", {"rows": 3})
+        await ctx.warning(HOSTILE)
+        await ctx.log("emergency", "x" * (MAX_LOG_CHARS + 500))
+        return "done"
+
+    return server
+
+
+class Listening:
+    """A user's interceptor: hears the events of each call, with the call's identity."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[str, str, str | None, dict[str, Any]]] = []
+
+    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        def observer(event: str, data: Any) -> None:
+            self.heard.append((request.server_name, request.name, request.tool_call_id, {"event": event, **data}))
+
+        return await handler(request.override(observers=(*request.observers, observer)))
+
+
+def check_logged(caplog: pytest.LogCaptureFixture, listening: Listening) -> None:
+    records = [r for r in caplog.records if hasattr(r, "mcp_level")]  # stdio's stderr lines share the logger
+    assert [(r.levelno, r.getMessage()[:20]) for r in records] == [
+        (logging.DEBUG, "starting"),
+        (logging.INFO, "[worker] step one"),
+        (logging.INFO + 5, '{"rows": 3}'),
+        (logging.WARNING, HOSTILE.replace("\n", "\\n")[:20]),
+        (logging.CRITICAL, "x" * 20),
+    ]
+    assert records[3].getMessage() == HOSTILE.replace("\n", "\\n")  # no formatting, no forged line
+    assert records[4].getMessage().endswith("… (500 more characters)")
+    assert len(records[4].getMessage()) < MAX_LOG_CHARS + 100
+    assert {(r.server_name, r.mcp_level) for r in records[:2]} == {("docs", "debug"), ("docs", "info")}  # type: ignore[attr-defined]
+
+    logs = [(server, name, call_id, data) for server, name, call_id, data in listening.heard if data["event"] == "log"]
+    assert [(s, n, c) for s, n, c, _ in logs] == [("docs", "chatty", "call-7")] * 5
+    assert [data["level"] for *_, data in logs] == ["debug", "info", "notice", "warning", "emergency"]
+    assert logs[1][3] == {"event": "log", "level": "info", "logger": "worker", "data": "step one"}
+    assert logs[2][3]["data"] == {"rows": 3}
+
+
+async def call_chatty(bridge: MCPBridge) -> None:
+    message = await bridge.call_tool("docs", "chatty", tool_call_id="call-7")
+    assert message.content[0]["text"] == "done"
+
+
+@pytest.fixture
+def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.DEBUG, logger=LOGGER)
+    return caplog
+
+
+async def test_log_messages_in_process(debug_logs: pytest.LogCaptureFixture) -> None:
+    listening = Listening()
+    async with MCPBridge({"docs": build()}, plugins=[], interceptors=[listening]) as bridge:
+        await call_chatty(bridge)
+    check_logged(debug_logs, listening)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_log_messages_over_http(mode: str, debug_logs: pytest.LogCaptureFixture) -> None:
+    listening = Listening()
+    served = serve_http(build())
+    try:
+        servers = {"docs": {"url": served.url, "mode": mode}}
+        async with MCPBridge(servers, plugins=[], interceptors=[listening]) as bridge:
+            await call_chatty(bridge)
+    finally:
+        await asyncio.to_thread(served.stop)
+    check_logged(debug_logs, listening)
+
+
+async def test_log_messages_over_stdio(debug_logs: pytest.LogCaptureFixture) -> None:
+    listening = Listening()
+    async with MCPBridge(
+        {"docs": stdio_config("tests.core.test_logging")}, plugins=[], interceptors=[listening]
+    ) as bridge:
+        await call_chatty(bridge)
+    check_logged(debug_logs, listening)
+
+
+async def test_a_quieter_logger_still_lets_info_reach_the_events(caplog: pytest.LogCaptureFixture) -> None:
+    """At the default level the modern server is asked for `info` and above: the events
+    hear them, Python logging keeps only what its level lets through."""
+    caplog.set_level(logging.WARNING, logger=LOGGER)
+    listening = Listening()
+    async with MCPBridge({"docs": build()}, plugins=[], interceptors=[listening]) as bridge:
+        await call_chatty(bridge)
+    assert [r.levelno for r in caplog.records if hasattr(r, "mcp_level")] == [logging.WARNING, logging.CRITICAL]
+    heard = [data["level"] for *_, data in listening.heard if data["event"] == "log"]
+    assert heard == ["info", "notice", "warning", "emergency"]
+
+
+async def test_log_messages_reach_the_events_stream() -> None:
+    async with MCPBridge({"docs": build()}, plugins=[mcpbridge_events]) as bridge:
+        tools = await bridge.list_tools()
+        turn = AIMessage("", tool_calls=[{"name": "chatty", "args": {}, "id": "call-1", "type": "tool_call"}])
+        agent = make_agent(ScriptedChatModel(turns=[turn]), tools)
+        config = {"configurable": {"thread_id": "t1"}}
+        chunks = [c async for c in agent.astream({"messages": [("user", "go")]}, config, stream_mode="custom")]
+    updates = [c for c in chunks if c.get("event") == "update" and c.get("update") == "log"]
+    assert [(u["tool_call_id"], u["data"]["level"]) for u in updates][:2] == [("call-1", "info"), ("call-1", "notice")]
+    assert updates[0]["data"]["data"] == "step one"
+
+
+async def test_an_elicitation_callback_learns_which_call_it_serves() -> None:
+    from mcp.types import ElicitResult
+
+    from tests.plugins.elicitation import elicit_servers
+
+    seen: list[tuple[str, str, str | None]] = []
+    bridges: list[MCPBridge] = []
+
+    class Answering:
+        mcpbridge_name = "answering"
+        mcpbridge_plugin = Plugin(answers=("elicitation",))
+
+        @hookimpl
+        def mcpbridge_client_options(self) -> dict[str, Any]:
+            async def answer(context: Any, params: Any) -> ElicitResult:
+                seen.extend((c.server_name, c.name, c.tool_call_id) for c in bridges[0].calls_in_flight("shop"))
+                return ElicitResult(action="accept", content={"date": "2030-01-02"})
+
+            return {"elicitation_callback": answer}
+
+    servers = {"shop": {"server": elicit_servers.build(), "mode": "legacy"}}
+    async with MCPBridge(servers, plugins=[Answering()]) as bridge:
+        bridges.append(bridge)
+        booked = await bridge.call_tool("shop", "book", {"room": "green"}, tool_call_id="call-9")
+        assert bridge.calls_in_flight("shop") == ()
+    assert booked.content[0]["text"] == "booked green on 2030-01-02"
+    assert seen == [("shop", "book", "call-9")]
+
+
+async def test_server_everything_simulated_logging(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="mcpbridge.server.ev")
+    async with MCPBridge({"ev": node_stdio(need(EVERYTHING), "stdio")}, plugins=[]) as bridge:
+        started = await bridge.call_tool("ev", "toggle-simulated-logging")
+        assert started.status == "success"
+        deadline = time.monotonic() + 15
+        while not any(hasattr(r, "mcp_level") for r in caplog.records):
+            assert time.monotonic() < deadline, "no log message from server-everything"
+            await asyncio.sleep(0.1)
+        await bridge.call_tool("ev", "toggle-simulated-logging")
+    [record, *_] = [r for r in caplog.records if hasattr(r, "mcp_level")]
+    assert "-level message" in record.getMessage()
+    assert record.server_name == "ev"  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    build().run()
