@@ -52,7 +52,7 @@ async def test_every_content_type_becomes_a_standard_block() -> None:
         ("image", "image/png"),
         ("audio", "audio/wav"),
         ("text", None),
-        ("file", "image/png"),
+        ("image", "image/png"),  # an embedded image blob: an image block multimodal models read
         ("file", "application/pdf"),
     ]
     assert message.content[3]["extras"] == {"uri": "memo://note"}

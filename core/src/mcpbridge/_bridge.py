@@ -24,7 +24,7 @@ from mcpbridge._beyond_tools import (
     to_blobs,
     to_messages,
 )
-from mcpbridge._config import Settings, build_settings, load_settings
+from mcpbridge._config import Settings, build_settings, expand_env, load_settings
 from mcpbridge._connections import Connection
 from mcpbridge._errors import ConfigError, ServerConnectionError
 from mcpbridge._loops import HomeLoop
@@ -57,6 +57,7 @@ class MCPBridge:
         timeout: float | None = None,
         on_server_error: Literal["raise", "skip"] | None = None,
         handle_transport_errors: bool | None = None,
+        handle_tool_errors: bool | None = None,
         plugin_settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.settings = _merge(
@@ -66,6 +67,7 @@ class MCPBridge:
             timeout=timeout,
             on_server_error=on_server_error,
             handle_transport_errors=handle_transport_errors,
+            handle_tool_errors=handle_tool_errors,
             plugin_settings=plugin_settings,
         )
         install_log_redaction(self.settings.secret_values())
@@ -278,7 +280,7 @@ class MCPBridge:
             unanswered=self.plugins.unanswered,
         )
         name = f"{server}_{mcp_tool.name}" if self.settings.tool_name_prefix else mcp_tool.name
-        tool = MCPTool.create(binding, name=name)
+        tool = MCPTool.create(binding, name=name, handle_tool_error=self.settings.handle_tool_errors)
         self._tools[(server, mcp_tool.name)] = (mcp_tool, tool)
         return tool
 
@@ -302,11 +304,11 @@ def _merge(
     if settings is not None:
         base["servers"] = dict(settings.servers)
     if servers is not None:
-        base["servers"] = {**base.get("servers", {}), **servers}
+        base["servers"] = {**base.get("servers", {}), **expand_env(servers, "MCPBridge(servers=...)")}
     base.update({key: value for key, value in options.items() if value is not None})
     if plugin_settings:
         plugins = dict(base.get("plugins") or {})
-        for name, table in plugin_settings.items():
+        for name, table in expand_env(plugin_settings, "MCPBridge(plugin_settings=...)").items():
             plugins[name] = {**plugins.get(name, {}), **table}
         base["plugins"] = plugins
     return build_settings(base, settings.source if settings is not None else None)

@@ -25,7 +25,7 @@ MiB = 1024 * 1024
 DEFAULT_MAX_ARGUMENT_BYTES = 4 * MiB
 DEFAULT_MAX_RESULT_BYTES = 64 * MiB
 
-_ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_ENV_PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 class ServerConfig(BaseModel):
@@ -125,6 +125,9 @@ class Settings(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     on_server_error: Literal["raise", "skip"] = "raise"
     handle_transport_errors: bool = False
+    handle_tool_errors: bool = True
+    """A failed call given as a ToolCall becomes an error ToolMessage (True) or raises (False):
+    the default `handle_tool_error` of the bridge's tools."""
     max_argument_bytes: int = Field(default=DEFAULT_MAX_ARGUMENT_BYTES, gt=0)
     max_result_bytes: int = Field(default=DEFAULT_MAX_RESULT_BYTES, gt=0)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
@@ -180,11 +183,16 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
 
 
 def expand_env(value: Any, source: str, key: str = "") -> Any:
-    """Replace `${NAME}` (or `${NAME:-default}`) in every string with the environment's value."""
+    """Replace `${NAME}` (or `${NAME:-default}`) in every string with the environment's value;
+    `$${` stands for a literal `${`. The one rule for the file and for dicts given in Python
+    (`MCPBridge(servers=..., plugin_settings=...)`); built `ServerConfig`/`Settings` objects
+    are the result of this step and are taken as they are."""
     if isinstance(value, str):
 
         def substitute(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)
+            if name is None:
+                return "${"
             found = os.environ.get(name, default)
             if found is None:
                 raise ConfigError(

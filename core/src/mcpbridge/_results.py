@@ -40,7 +40,24 @@ def result_text(result: CallToolResult) -> str:
     return "\n".join(item.text for item in result.content if isinstance(item, TextContent))
 
 
+def result_said(result: CallToolResult) -> bool:
+    """Whether a result has any content besides empty text."""
+    return any(not isinstance(item, TextContent) or item.text.strip() for item in result.content)
+
+
 def _block(item: Any) -> Any:
+    """One content item as a standard block; its MCP `annotations` (audience, priority,
+    lastModified) go to the block's `extras`, where LangChain keeps data it has no field for
+    (the block's own `annotations` key is for citations)."""
+    block = _plain_block(item)
+    found = getattr(item, "annotations", None)
+    annotations = found.model_dump(mode="json", by_alias=True, exclude_none=True) if found is not None else None
+    if annotations and block["type"] != "non_standard":
+        block["extras"] = {**block.get("extras", {}), "annotations": annotations}
+    return block
+
+
+def _plain_block(item: Any) -> Any:
     if isinstance(item, TextContent):
         return {"type": "text", "text": item.text}  # the common case, without a generated block id
     if isinstance(item, ImageContent):
@@ -49,13 +66,19 @@ def _block(item: Any) -> Any:
         return blocks.create_audio_block(base64=item.data, mime_type=item.mime_type)
     if isinstance(item, ResourceLink):
         extras = {"name": item.name, **({"description": item.description} if item.description else {})}
-        return blocks.create_file_block(url=str(item.uri), mime_type=item.mime_type, **extras)
+        create = blocks.create_image_block if _is_image(item.mime_type) else blocks.create_file_block
+        return create(url=str(item.uri), mime_type=item.mime_type, **extras)
     if isinstance(item, EmbeddedResource):
         resource = item.resource
         if isinstance(resource, TextResourceContents):
             return blocks.create_text_block(resource.text, uri=str(resource.uri))
         if isinstance(resource, BlobResourceContents):
-            return blocks.create_file_block(
-                base64=resource.blob, mime_type=resource.mime_type or "application/octet-stream", uri=str(resource.uri)
-            )
+            mime_type = resource.mime_type or "application/octet-stream"
+            create = blocks.create_image_block if _is_image(mime_type) else blocks.create_file_block
+            return create(base64=resource.blob, mime_type=mime_type, uri=str(resource.uri))
     return blocks.create_non_standard_block(item.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+def _is_image(mime_type: str | None) -> bool:
+    """Image MIME types make `image` blocks, which multimodal models read; others `file`."""
+    return mime_type is not None and mime_type.lower().startswith("image/")

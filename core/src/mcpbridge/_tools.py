@@ -26,7 +26,7 @@ from mcpbridge._declaration import Capability
 from mcpbridge._errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
 from mcpbridge._loops import HomeLoop
 from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
-from mcpbridge._results import result_text, to_artifact, to_content_blocks
+from mcpbridge._results import result_said, result_text, to_artifact, to_content_blocks
 from mcpbridge._schemas import schema_problems
 from mcpbridge._wire import wire_problems
 
@@ -55,13 +55,16 @@ class MCPTool(BaseTool):
     _binding: ToolBinding = PrivateAttr()
 
     @classmethod
-    def create(cls, binding: ToolBinding, *, name: str) -> MCPTool:
+    def create(cls, binding: ToolBinding, *, name: str, handle_tool_error: bool = True) -> MCPTool:
+        """`handle_tool_error` is the bridge's default (`handle_tool_errors`); set the
+        attribute on one tool to change it for that tool, as with any LangChain tool."""
         tool = binding.tool
         annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
         instance = cls(
             name=name,
             description=tool.description or tool.title or f"MCP tool {tool.name} on server {binding.server_name}",
             args_schema=tool.input_schema,
+            handle_tool_error=handle_tool_error,
             metadata={
                 "annotations": annotations,
                 "server_name": binding.server_name,
@@ -182,7 +185,8 @@ class MCPTool(BaseTool):
             )
         if isinstance(result, CallToolResult):
             if result.is_error:
-                text = result_text(result) or f"MCP tool {self.name!r} failed"
+                text = result_text(result)
+                text = text if text.strip() else _no_message(request)
                 raise MCPToolError(text, result, server_name=request.server_name, name=request.name)
             if request.tool_call_id is None:
                 return to_content_blocks(result)
@@ -193,19 +197,33 @@ class MCPTool(BaseTool):
         return result
 
     def _failed(self, error: ToolException, request: ToolCallRequest) -> ToolMessage:
-        """The one place a failed call becomes an error ToolMessage (or, for a call with plain
-        arguments and no tool call id, stays an exception)."""
-        if request.tool_call_id is None:
+        """The one place a failed call becomes an error ToolMessage. It stays an exception
+        for a call with plain arguments (no tool call id) and, per LangChain's contract, when
+        `handle_tool_error` is off; a string or a callable there gives the message's content."""
+        flag = self.handle_tool_error
+        if request.tool_call_id is None or not flag:
             raise error
         found = getattr(error, "result", None)
         result = found if isinstance(found, CallToolResult) else None
-        content: Any = to_content_blocks(result) if result is not None and result.content else None
-        if content is None:
-            content = error.message() if isinstance(error, ToolCallError) else str(error)
+        content: Any
+        if flag is True:
+            content = to_content_blocks(result) if result is not None and result_said(result) else None
+            content = content or (error.message() if isinstance(error, ToolCallError) else str(error))
+        else:
+            content = flag if isinstance(flag, str) else flag(error)
         artifact = (to_artifact(result) if result is not None else []) + request.artifact
         return ToolMessage(
-            content, artifact=artifact, tool_call_id=request.tool_call_id, name=self.name, status="error"
+            content or _no_message(request),
+            artifact=artifact,
+            tool_call_id=request.tool_call_id,
+            name=self.name,
+            status="error",
         )
+
+
+def _no_message(request: ToolCallRequest) -> str:
+    """Placeholder for an error with no text: some providers refuse an empty tool message."""
+    return f"MCP tool {request.name!r} on server {request.server_name!r} failed without a message"
 
 
 def _as_arguments(tool_input: str | dict[str, Any], name: str) -> dict[str, Any]:
