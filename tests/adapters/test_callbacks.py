@@ -1,0 +1,40 @@
+"""langchain-mcp-adapters' callback behaviours (tests/test_callbacks.py there): progress and
+log messages of a running tool call reach the callbacks with the server and tool names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, LoggingMessageNotificationParams
+
+pytestmark = pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
+
+
+async def test_callbacks_hear_a_tool_call(make_client: Any, behaviours_url: str) -> None:
+    progress: list[tuple[float, float | None, str | None, CallbackContext]] = []
+    logs: list[tuple[str, Any, CallbackContext]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None, context: CallbackContext) -> None:
+        progress.append((value, total, message, context))
+
+    async def on_logging_message(params: LoggingMessageNotificationParams, context: CallbackContext) -> None:
+        logs.append((params.level, params.data, context))
+
+    client = make_client(
+        {"behaviours": {"url": behaviours_url, "transport": "http"}},
+        callbacks=Callbacks(on_progress=on_progress, on_logging_message=on_logging_message),
+    )
+    tools = {tool.name: tool for tool in await client.get_tools()}
+    content = await tools["slow_count"].ainvoke({})
+    assert content[0]["text"] == "counted"
+    context = CallbackContext(server_name="behaviours", tool_name="slow_count")
+    assert progress == [(1, 2, "step 1", context), (2, 2, "step 2", context)]
+    assert logs == [("info", "starting", context)]
+
+
+async def test_no_callbacks_no_listener(make_client: Any, behaviours_url: str) -> None:
+    assert Callbacks().interceptor() is None
+    client = make_client({"behaviours": {"url": behaviours_url, "transport": "http"}})
+    tools = {tool.name: tool for tool in await client.get_tools()}
+    assert (await tools["slow_count"].ainvoke({}))[0]["text"] == "counted"
