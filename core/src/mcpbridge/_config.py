@@ -4,14 +4,16 @@ from keyword arguments, so the file and `MCPBridge(...)` can never disagree."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mcpbridge._errors import ConfigError
@@ -28,9 +30,13 @@ DEFAULT_MAX_RESULT_BYTES = 64 * MiB
 _ENV_PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
+Transport = Literal["stdio", "http", "sse", "inprocess"]
+
+
 class ServerConfig(BaseModel):
-    """How to reach one MCP server: a `command` (stdio), a `url` (streamable HTTP), or an
-    in-process `server` object (an `MCPServer`, given in Python only)."""
+    """How to reach one MCP server: a `command` (stdio), a `url` (streamable HTTP, or the
+    older HTTP+SSE with `transport = "sse"`), or an in-process `server` object (an
+    `MCPServer`, given in Python only)."""
 
     # Inputs (header values, env values) are secrets more often than not: never in errors.
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True, hide_input_in_errors=True)
@@ -40,7 +46,15 @@ class ServerConfig(BaseModel):
     env: dict[str, str] | None = None
     cwd: str | None = None
     url: str | None = None
+    transport: Transport = "http"
+    """Given only for `url` servers ("http", the default, or "sse"); otherwise filled in."""
     headers: dict[str, str] = Field(default_factory=dict)
+    auth: httpx2.Auth | None = None
+    """An httpx2 `Auth` for a `url` server's HTTP client (an import string "module:attr" names
+    one, or a zero-argument factory of one, called once when the config loads)."""
+    http_client: Callable[..., httpx2.AsyncClient] | None = None
+    """`(headers=, timeout=, auth=) -> httpx2.AsyncClient` (or an import string naming it):
+    the HTTP client of a `url` server, for TLS, proxies, mTLS."""
     server: Any = Field(default=None, exclude=True)
     timeout: float | None = Field(default=None, gt=0)
     connect_timeout: float = Field(default=30.0, gt=0)
@@ -62,27 +76,74 @@ class ServerConfig(BaseModel):
                 raise ValueError(problem)
         return headers
 
+    @field_validator("auth", mode="before")
+    @classmethod
+    def _auth_object(cls, value: Any) -> Any:
+        value = _imported(value, "auth")
+        if value is None or isinstance(value, httpx2.Auth):
+            return value
+        if callable(value):
+            try:
+                value = value()
+            except Exception as exc:
+                raise ValueError(f"`auth`: its factory failed: {type(exc).__name__}: {exc}") from None
+            if isinstance(value, httpx2.Auth):
+                return value
+        raise ValueError(
+            f"`auth` must be an httpx2.Auth (mcp 2.x's HTTP clients are httpx2: an httpx.Auth does not fit), "
+            f"an import string naming one, or a zero-argument factory of one; got {type(value).__name__}"
+        )
+
+    @field_validator("http_client", mode="before")
+    @classmethod
+    def _client_factory(cls, value: Any) -> Any:
+        value = _imported(value, "http_client")
+        if value is not None and not callable(value):
+            raise ValueError(
+                "`http_client` must be a callable (headers=, timeout=, auth=) -> httpx2.AsyncClient, or an "
+                f"import string naming one; got {type(value).__name__}"
+            )
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_transport(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("transport") is None:
+            data = dict(data)
+            data["transport"] = (
+                "stdio" if data.get("command") is not None else "http" if data.get("url") is not None else "inprocess"
+            )
+        return data
+
     @model_validator(mode="after")
     def _one_transport(self) -> ServerConfig:
         given = [key for key in ("command", "url", "server") if getattr(self, key) is not None]
         if len(given) != 1:
             raise ValueError(
-                "give exactly one of `command` (stdio), `url` (streamable HTTP) or an in-process "
+                "give exactly one of `command` (stdio), `url` (streamable HTTP or SSE) or an in-process "
                 f"`server` object; got {', '.join(given) or 'none'}"
+            )
+        if self.url is not None and self.url.lower().startswith(("ws://", "wss://")):
+            raise ValueError(
+                "WebSocket servers cannot be reached: mcp 2.x has no WebSocket client; serve the server over "
+                'streamable HTTP (an http(s):// `url`) or SSE (`transport = "sse"`)'
             )
         if self.headers and self.url is None:
             raise ValueError(
                 "`headers` only apply to `url` servers; stdio and in-process servers carry no HTTP headers"
             )
+        for key in ("auth", "http_client"):
+            if getattr(self, key) is not None and self.url is None:
+                raise ValueError(f"`{key}` only applies to `url` servers; stdio and in-process servers use no HTTP")
+        fits = ("stdio",) if self.command is not None else ("inprocess",) if self.url is None else ("http", "sse")
+        if self.transport not in fits:
+            raise ValueError(
+                f'`transport` = "{self.transport}" does not fit this server: only `url` servers take one, '
+                '"http" (streamable HTTP, the default) or "sse" (the older HTTP+SSE transport)'
+            )
         if self.command is None and (self.args or self.env or self.cwd):
             raise ValueError("`args`, `env` and `cwd` only apply to `command` (stdio) servers")
         return self
-
-    @property
-    def transport(self) -> Literal["stdio", "http", "inprocess"]:
-        if self.command is not None:
-            return "stdio"
-        return "http" if self.url is not None else "inprocess"
 
     @property
     def client_mode(self) -> str:
@@ -207,6 +268,22 @@ def expand_env(value: Any, source: str, key: str = "") -> Any:
     if isinstance(value, list):
         return [expand_env(v, source, f"{key}[{i}]") for i, v in enumerate(value)]
     return value
+
+
+def _imported(value: Any, key: str) -> Any:
+    """The object an import string "module:attr" (or "module:attr.attr") names; other values as given."""
+    if not isinstance(value, str):
+        return value
+    module, _, path = value.partition(":")
+    if not module or not path:
+        raise ValueError(f'`{key}` = "{value}": write an import string "module:attribute"')
+    try:
+        found: Any = importlib.import_module(module)
+        for part in path.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f'`{key}` = "{value}" cannot be imported: {exc}') from None
+    return found
 
 
 def _server_table(value: Any) -> Any:

@@ -5,6 +5,11 @@ answer from a broken transport. Its `ended` event is set the moment the transpor
 side ends (a stdio process exited, a stream hit EOF), so a server that dies while idle is
 noticed before the next call, and `session_gone` is set when a streamable HTTP server
 answers 404 to our `Mcp-Session-Id` (it restarted and forgot the session).
+
+Both HTTP transports (streamable HTTP and SSE) get their client from the server's
+`http_client` factory (default: a plain `httpx2.AsyncClient`) with the server's static
+headers and `auth`; the bridge then adds its event hooks to that client: per-call headers,
+the session watch and the bound on JSON response bodies.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any, Generic, TypeVar
 
 import anyio
 import httpx2
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
@@ -65,24 +71,59 @@ async def open_transport(
         )
         link._describe_end = lambda: _process_end(stdio)
         return _watched(stdio, link)
-    if config.transport == "http":
-        assert config.url is not None
-        http = httpx2.AsyncClient(
+    url = config.url
+    if url is None:
+        return config.server
+    factory = config.http_client or httpx2.AsyncClient
+
+    def hooked_client(
+        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+    ) -> httpx2.AsyncClient:
+        client = factory(headers=headers, timeout=timeout, auth=auth)
+        hooks = client.event_hooks
+        hooks["request"] = [*hooks.get("request", []), _call_headers_to(httpx2.URL(url))]
+        hooks["response"] = [_bound(name, max_result_bytes), *hooks.get("response", []), _session_watch(link)]
+        client.event_hooks = hooks
+        return client
+
+    if config.transport == "sse":
+        sse = sse_client(
+            url,
             headers=dict(config.headers),
-            timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
-            transport=_BoundedTransport(httpx2.AsyncHTTPTransport(), name, max_result_bytes),
-            event_hooks={"request": [_add_call_headers], "response": [_session_watch(link)]},
+            timeout=MCP_DEFAULT_TIMEOUT,
+            sse_read_timeout=MCP_DEFAULT_SSE_READ_TIMEOUT,
+            httpx_client_factory=hooked_client,
+            auth=config.auth,
         )
-        await stack.enter_async_context(http)
-        stream = streamable_http_client(config.url, http_client=http, max_sse_event_size=max_result_bytes)
-        return _watched(stream, link)
-    return config.server
+        link._describe_end = lambda: (
+            "the SSE stream closed (the server went away, or sent a message over the 1 MiB the mcp SDK's "
+            "SSE client reads in one event)"
+        )
+        return _watched(sse, link)
+    http = hooked_client(
+        headers=dict(config.headers),
+        timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        auth=config.auth,
+    )
+    await stack.enter_async_context(http)
+    stream = streamable_http_client(url, http_client=http, max_sse_event_size=max_result_bytes)
+    return _watched(stream, link)
 
 
-async def _add_call_headers(request: httpx2.Request) -> None:
-    headers = call_headers.get()
-    if headers:
-        request.headers.update(headers)
+def _call_headers_to(server: httpx2.URL) -> Callable[[httpx2.Request], Any]:
+    """A request hook adding the call's headers to requests for the server's origin only, not
+    to those an `auth` flow makes on the way (an OAuth authorization server's endpoints)."""
+
+    async def add(request: httpx2.Request) -> None:
+        headers = call_headers.get()
+        if headers and (request.url.scheme, request.url.host, request.url.port) == (
+            server.scheme,
+            server.host,
+            server.port,
+        ):
+            request.headers.update(headers)
+
+    return add
 
 
 def _session_watch(link: Link) -> Callable[[httpx2.Response], Any]:
@@ -107,22 +148,15 @@ class ResultTooLarge(httpx2.StreamError):
     error naming this message, and stops reading (memory stays bounded)."""
 
 
-class _BoundedTransport(httpx2.AsyncBaseTransport):
-    """Bounds each JSON response body; SSE events are bounded by the SDK's `max_sse_event_size`."""
+def _bound(server: str, limit: int | None) -> Callable[[httpx2.Response], Any]:
+    """A response hook bounding each JSON response body (before anything reads it); SSE
+    events are bounded by the SDK (streamable HTTP: `max_sse_event_size`; SSE: 1 MiB)."""
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, server: str, limit: int | None) -> None:
-        self._inner = inner
-        self._server = server
-        self._limit = limit
+    async def bound(response: httpx2.Response) -> None:
+        if limit is not None and response.headers.get("content-type", "").startswith("application/json"):
+            response.stream = _BoundedStream(response.stream, server, limit)
 
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self._inner.handle_async_request(request)
-        if self._limit is not None and response.headers.get("content-type", "").startswith("application/json"):
-            response.stream = _BoundedStream(response.stream, self._server, self._limit)
-        return response
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
+    return bound
 
 
 class _BoundedStream(httpx2.AsyncByteStream):

@@ -26,13 +26,13 @@ mcpbridge_plugin = Plugin(settings=HeadersSettings, position=90)
 
 @hookimpl
 def mcpbridge_configure(settings: HeadersSettings, config: PluginConfig) -> None:
-    """Headers only reach `url` (streamable HTTP) servers: refuse them for any other."""
+    """Headers only reach `url` (streamable HTTP or SSE) servers: refuse them for any other."""
     for name in sorted({*settings.servers, *settings.providers}):
         transport = config.settings.servers[name].transport
-        if transport != "http":
+        if transport not in ("http", "sse"):
             raise ConfigError(
                 f"[plugins.headers] configures headers for server {name!r}, a {transport} server, which carries no "
-                "HTTP headers: headers only reach `url` (streamable HTTP) servers; remove "
+                "HTTP headers: headers only reach `url` (streamable HTTP or SSE) servers; remove "
                 f"[plugins.headers.servers.{name}] (and providers.{name}) or serve it over HTTP"
             )
 

@@ -23,7 +23,7 @@ def server_attributes(config: ServerConfig) -> dict[str, AttributeValue]:
     """Where a server lives, as the MCP conventions describe it (computed once per server)."""
     if config.transport == "stdio":
         return {semconv.NETWORK_TRANSPORT: "pipe"}
-    if config.transport == "http" and config.url:
+    if config.url:
         url = urlsplit(config.url)
         attributes: dict[str, AttributeValue] = {
             semconv.NETWORK_TRANSPORT: "tcp",

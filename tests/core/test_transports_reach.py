@@ -1,0 +1,327 @@
+"""Reaching remote servers (issue 17): SSE servers, per-server `auth` and a custom HTTP
+client for `url` servers, and a clear refusal of WebSocket URLs. Every test talks to a real
+MCPServer served by uvicorn over streamable HTTP or SSE."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Generator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from langchain_core.messages import ToolMessage
+from mcp.server.mcpserver import Context, MCPServer
+
+from mcpbridge import ConfigError, MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
+from mcpbridge._config import build_settings
+from mcpbridge.testing import HTTPServer, serve_http
+
+TOKEN = "s3cr3t-token"
+WATCHED = ("x-user", "x-static", "x-client", "authorization")
+
+
+@dataclass
+class Recorder:
+    """What the server saw: the watched headers of every HTTP request, by path."""
+
+    requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    require_token: bool = False
+
+
+def build(record: Recorder) -> Any:
+    server = MCPServer("reach")
+
+    @server.tool()
+    async def seen(ctx: Context, pause: float = 0.0) -> str:
+        """The watched headers of this call's HTTP request, as JSON."""
+        await asyncio.sleep(pause)
+        headers = ctx.headers or {}
+        return json.dumps({name: headers[name] for name in WATCHED if name in headers}, sort_keys=True)
+
+    @server.tool()
+    def big(size: int) -> str:
+        """`size` bytes of text."""
+        return "x" * size
+
+    return server
+
+
+def recording(record: Recorder, app: Any) -> Any:
+    """`app` behind a gate that records each request and, if asked, wants our bearer token."""
+
+    async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = {key.decode().lower(): value.decode() for key, value in scope["headers"]}
+            record.requests.append((scope["path"], {name: headers[name] for name in WATCHED if name in headers}))
+            if record.require_token and headers.get("authorization") != f"Bearer {TOKEN}":
+                await send({"type": "http.response.start", "status": 401, "headers": [(b"content-length", b"0")]})
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await app(scope, receive, send)
+
+    return asgi
+
+
+@dataclass
+class Served:
+    record: Recorder
+    http: HTTPServer
+    transport: str
+
+    @property
+    def config(self) -> dict[str, Any]:
+        path = "/sse" if self.transport == "sse" else "/mcp"
+        return {"url": self.http.base_url + path, "transport": self.transport}
+
+
+def serve(transport: str, port: int | None = None, record: Recorder | None = None) -> Served:
+    record = record or Recorder()
+    server = build(record)
+    app = server.sse_app() if transport == "sse" else server.streamable_http_app()
+    return Served(record, serve_http(recording(record, app), port), transport)
+
+
+@pytest.fixture(params=["http", "sse"])
+def served(request: pytest.FixtureRequest) -> Iterator[Served]:
+    """The test server over streamable HTTP, then over SSE."""
+    started = serve(request.param)
+    yield started
+    started.http.stop()
+
+
+@pytest.fixture
+def sse() -> Iterator[Served]:
+    started = serve("sse")
+    yield started
+    started.http.stop()
+
+
+def with_headers(headers: dict[str, str]) -> Any:
+    async def interceptor(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        return await handler(request.override(headers={**(request.headers or {}), **headers}))
+
+    return interceptor
+
+
+def user_from_args() -> Any:
+    """Per-call header `x-user` from the call's own `user` argument (removed before sending)."""
+
+    async def interceptor(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        args = dict(request.args)
+        user = args.pop("user", None)
+        headers = {**(request.headers or {}), "x-user": user} if user else request.headers
+        return await handler(request.override(args=args, headers=headers))
+
+    return interceptor
+
+
+def seen(message: ToolMessage) -> dict[str, str]:
+    content = message.content
+    text = content if isinstance(content, str) else "".join(block["text"] for block in content)
+    found: dict[str, str] = json.loads(text)
+    return found
+
+
+class BearerAuth(httpx2.Auth):
+    """An httpx2 Auth adding our bearer token (a class: a zero-argument factory of itself)."""
+
+    def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
+        request.headers["Authorization"] = f"Bearer {TOKEN}"
+        yield request
+
+
+# -- SSE ---------------------------------------------------------------------------------
+
+
+def test_transport_is_http_by_default_and_sse_when_asked() -> None:
+    servers = build_settings(
+        {
+            "servers": {
+                "plain": {"url": "https://example.com/mcp"},
+                "http": {"url": "https://example.com/mcp", "transport": "http"},
+                "sse": {"url": "https://example.com/sse", "transport": "sse"},
+                "stdio": {"command": "server"},
+                "inprocess": {"server": object()},
+            }
+        }
+    ).servers
+    assert {name: config.transport for name, config in servers.items()} == {
+        "plain": "http",
+        "http": "http",
+        "sse": "sse",
+        "stdio": "stdio",
+        "inprocess": "inprocess",
+    }
+
+
+async def test_static_and_per_call_headers_reach_the_server(served: Served) -> None:
+    config = {**served.config, "headers": {"x-static": "always"}}
+    async with MCPBridge({"s": config}, plugins=[], interceptors=[with_headers({"x-user": "alice"})]) as bridge:
+        assert seen(await bridge.call_tool("s", "seen")) == {"x-static": "always", "x-user": "alice"}
+
+
+async def test_concurrent_calls_over_sse_each_carry_their_own_headers(sse: Served) -> None:
+    """One SSE session, one POST per message: each POST carries the headers of the call that sent it."""
+    async with MCPBridge({"s": sse.config}, plugins=[], interceptors=[user_from_args()]) as bridge:
+        users = [f"user-{i}" for i in range(12)]
+        results = await asyncio.gather(
+            *(bridge.call_tool("s", "seen", {"user": user, "pause": 0.05}, tool_call_id=user) for user in users)
+        )
+    assert [seen(result).get("x-user") for result in results] == users
+    # The SSE stream itself (opened outside any call) carries no call's headers.
+    assert all("x-user" not in headers for path, headers in sse.record.requests if path == "/sse")
+
+
+async def test_headers_plugin_accepts_an_sse_server(sse: Served) -> None:
+    plugin = {"servers": {"s": {"x-user": "literal:bob"}}}
+    async with MCPBridge({"s": sse.config}, plugins=["headers"], plugin_settings={"headers": plugin}) as bridge:
+        assert seen(await bridge.call_tool("s", "seen")) == {"x-user": "bob"}
+
+
+async def test_an_sse_event_over_the_sdk_limit_ends_the_session_and_the_next_call_reconnects(sse: Served) -> None:
+    async with MCPBridge({"s": sse.config}, plugins=[]) as bridge:
+        with pytest.raises(ServerConnectionError, match="SSE stream closed.*1 MiB"):
+            await bridge.call_tool("s", "big", {"size": 2 * 1024 * 1024})
+        assert (await bridge.call_tool("s", "big", {"size": 10})).content == [{"type": "text", "text": "x" * 10}]
+
+
+async def test_a_restarted_sse_server_is_noticed_and_reconnected(sse: Served) -> None:
+    async with MCPBridge({"s": sse.config}, plugins=[]) as bridge:
+        assert seen(await bridge.call_tool("s", "seen")) == {}
+        connection = bridge.connections["s"]
+        port = sse.http.port
+        sse.http.stop()
+        for _ in range(200):  # the GET stream ends with the server: the session is dropped
+            if not connection.connected:
+                break
+            await asyncio.sleep(0.02)
+        assert not connection.connected
+        sse.http = serve("sse", port, sse.record).http
+        assert seen(await bridge.call_tool("s", "seen")) == {}
+
+
+@pytest.mark.parametrize("url", ["ws://example.com/mcp", "wss://example.com/mcp", "WSS://example.com/mcp"])
+def test_websocket_urls_are_refused_with_what_to_use_instead(url: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        build_settings({"servers": {"s": {"url": url}}})
+    message = str(raised.value)
+    assert "mcp 2.x has no WebSocket client" in message
+    assert "streamable HTTP" in message
+    assert 'transport = "sse"' in message
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        ({"command": "server", "transport": "sse"}, "only `url` servers take one"),
+        ({"url": "https://example.com/mcp", "transport": "stdio"}, "only `url` servers take one"),
+        ({"url": "https://example.com/mcp", "transport": "websocket"}, "servers.s.transport"),
+        ({"command": "server", "auth": BearerAuth()}, "`auth` only applies to `url` servers"),
+        ({"server": object(), "http_client": httpx2.AsyncClient}, "`http_client` only applies to `url` servers"),
+        ({"url": "https://example.com/mcp", "auth": "tests.core.nowhere:Auth"}, "cannot be imported"),
+        ({"url": "https://example.com/mcp", "auth": "no_colon"}, '"module:attribute"'),
+        ({"url": "https://example.com/mcp", "auth": ("user", "password")}, "must be an httpx2.Auth"),
+        ({"url": "https://example.com/mcp", "auth": lambda: "not auth"}, "must be an httpx2.Auth"),
+        ({"url": "https://example.com/mcp", "auth": lambda: 1 / 0}, "its factory failed: ZeroDivisionError"),
+        ({"url": "https://example.com/mcp", "http_client": "json:__name__"}, "must be a callable"),
+    ],
+)
+def test_server_keys_that_do_not_fit_are_refused(table: dict[str, Any], problem: str) -> None:
+    with pytest.raises(ConfigError, match="invalid mcpbridge configuration") as raised:
+        build_settings({"servers": {"s": table}})
+    assert problem in str(raised.value)
+
+
+# -- auth and a custom HTTP client -------------------------------------------------------
+
+
+async def test_auth_reaches_the_server(served: Served) -> None:
+    served.record.require_token = True
+    async with MCPBridge({"s": served.config}, plugins=[]) as bridge:
+        with pytest.raises(ServerConnectionError) as refused:
+            await bridge.list_tools()
+        assert refused.value.sent is False
+    config = {**served.config, "auth": BearerAuth()}
+    async with MCPBridge({"s": config}, plugins=[], interceptors=[with_headers({"x-user": "alice"})]) as bridge:
+        assert seen(await bridge.call_tool("s", "seen")) == {"authorization": f"Bearer {TOKEN}", "x-user": "alice"}
+    assert all(headers.get("authorization") == f"Bearer {TOKEN}" for _, headers in served.record.requests[-3:])
+
+
+async def test_auth_and_http_client_as_import_strings_in_the_config_file(served: Served, tmp_path: Path) -> None:
+    served.record.require_token = True
+    file = tmp_path / "mcpbridge.toml"
+    file.write_text(
+        f"""
+[servers.s]
+url = "{served.config["url"]}"
+transport = "{served.transport}"
+auth = "tests.core.test_transports_reach:BearerAuth"
+http_client = "tests.core.test_transports_reach:tagged_client"
+"""
+    )
+    async with MCPBridge.from_config(file, plugins=[]) as bridge:
+        assert isinstance(bridge.settings.servers["s"].auth, BearerAuth)
+        assert seen(await bridge.call_tool("s", "seen")) == {"authorization": f"Bearer {TOKEN}", "x-client": "tagged"}
+
+
+CLIENTS: list[dict[str, Any]] = []
+
+
+def tagged_client(
+    headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+) -> httpx2.AsyncClient:
+    """A custom HTTP client factory: its own header, and a record of what it was given."""
+    CLIENTS.append({"headers": dict(headers or {}), "timeout": timeout, "auth": auth})
+    return httpx2.AsyncClient(headers={**(headers or {}), "x-client": "tagged"}, timeout=timeout, auth=auth)
+
+
+async def test_a_custom_http_client_keeps_the_bridges_guarantees(served: Served) -> None:
+    """The factory gets the static headers, timeout and auth; the bridge still adds per-call
+    headers and bounds JSON results on the client it returns."""
+    CLIENTS.clear()
+    served.record.require_token = True
+    config = {
+        **served.config,
+        "headers": {"x-static": "always"},
+        "auth": BearerAuth(),
+        "http_client": tagged_client,
+        "max_result_bytes": 64 * 1024,
+    }
+    async with MCPBridge({"s": config}, plugins=[], interceptors=[with_headers({"x-user": "carol"})]) as bridge:
+        assert seen(await bridge.call_tool("s", "seen")) == {
+            "authorization": f"Bearer {TOKEN}",
+            "x-client": "tagged",
+            "x-static": "always",
+            "x-user": "carol",
+        }
+        if served.transport == "http":  # SSE results arrive as events, bounded by the SDK
+            message = await bridge.call_tool("s", "big", {"size": 128 * 1024})
+            assert message.status == "error"
+            assert "max_result_bytes=65536" in str(message.content)
+            assert (await bridge.call_tool("s", "big", {"size": 3})).content == [{"type": "text", "text": "xxx"}]
+    assert CLIENTS
+    assert all(client["headers"] == {"x-static": "always"} for client in CLIENTS)
+    assert all(isinstance(client["auth"], BearerAuth) and client["timeout"] is not None for client in CLIENTS)
+
+
+async def test_per_call_headers_stay_on_the_servers_origin(served: Served) -> None:
+    """Requests an auth flow makes elsewhere (an authorization server) get no per-call headers."""
+    elsewhere = serve("http")
+    try:
+
+        class SideTrip(httpx2.Auth):
+            async def async_auth_flow(self, request: httpx2.Request) -> AsyncIterator[httpx2.Request]:  # type: ignore[override]
+                yield httpx2.Request("GET", f"{elsewhere.http.base_url}/token")
+                yield request
+
+        config = {**served.config, "auth": SideTrip()}
+        async with MCPBridge({"s": config}, plugins=[], interceptors=[with_headers({"x-user": "dave"})]) as bridge:
+            assert seen(await bridge.call_tool("s", "seen")) == {"x-user": "dave"}
+        assert [path for path, _ in elsewhere.record.requests].count("/token") >= 2
+        assert all("x-user" not in headers for _, headers in elsewhere.record.requests)
+    finally:
+        elsewhere.http.stop()
