@@ -5,15 +5,34 @@ from __future__ import annotations
 
 import base64
 import sys
+from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import AudioContent, CallToolResult, ImageContent, TextContent, ToolAnnotations
+from pydantic import BaseModel
 
 PNG = base64.b64encode(bytes.fromhex("89504e470d0a1a0a")).decode()
 
 
+class When(BaseModel):
+    date: str
+
+
+def ask_date() -> Elicit[When]:
+    return Elicit("Which date should I book?", When)
+
+
 def math() -> MCPServer:
-    server = MCPServer("math")
+    server = MCPServer("math", instructions="Numbers only.")
+
+    @server.prompt()
+    def configure_assistant(skills: str) -> list[dict[str, str]]:
+        return [{"role": "assistant", "content": f"You are a helpful assistant. You have these skills: {skills}."}]
+
+    @server.resource("math://formulas")
+    def formulas() -> str:
+        return "E = mc^2"
 
     @server.tool()
     def add(a: int, b: int) -> int:
@@ -28,8 +47,23 @@ def math() -> MCPServer:
     return server
 
 
+def booking() -> MCPServer:
+    server = MCPServer("booking")
+
+    @server.tool()
+    def book(room: str, when: Annotated[When, Resolve(ask_date)]) -> str:
+        """Book a room; asks for the date."""
+        return f"booked {room} on {when.date}"
+
+    return server
+
+
 def search(topic: str) -> MCPServer:
     server = MCPServer(topic)
+
+    @server.resource(f"{topic}://forecast")
+    def forecast() -> str:
+        return "Sunny with a chance of clouds"
 
     @server.tool()
     def search(query: str) -> str:

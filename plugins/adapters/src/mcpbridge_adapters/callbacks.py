@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -72,14 +72,17 @@ class Callbacks:
             return None
         return _Listening(self)
 
-    def answer_elicitation(self) -> Any:
-        """`on_elicitation` as the mcpbridge-elicitation plugin's `(server_name, params)`."""
+    def answer_elicitation(self, in_flight: Callable[[str], Sequence[ToolCallRequest]]) -> Any:
+        """`on_elicitation` as the mcpbridge-elicitation plugin's `(server_name, params)`;
+        `in_flight(server_name)` names the tool when a single call is running there."""
         on_elicitation = self.on_elicitation
         if on_elicitation is None:
             return None
 
         async def answer(server_name: str, params: ElicitRequestParams) -> ElicitResult:
-            return await on_elicitation(None, params, CallbackContext(server_name=server_name))
+            running = {request.name for request in in_flight(server_name)}
+            tool_name = running.pop() if len(running) == 1 else None
+            return await on_elicitation(None, params, CallbackContext(server_name=server_name, tool_name=tool_name))
 
         return answer
 

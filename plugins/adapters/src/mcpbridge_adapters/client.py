@@ -4,15 +4,18 @@ client.aclose()` or `async with client:`), mcpbridge plugins run on every call."
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any
 
+from langchain_core.documents.base import Blob
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import BaseTool
 from mcp import ClientSession
 
-from mcpbridge import MCPBridge, MCPTool
+from mcpbridge import MCPBridge, MCPTool, ServerInfo
 from mcpbridge_adapters.callbacks import Callbacks
 from mcpbridge_adapters.interceptors import ToolCallInterceptor, speaking_legacy
 from mcpbridge_adapters.sessions import (
@@ -62,7 +65,7 @@ class MultiServerMCPClient:
         self.handle_tool_errors = handle_tool_errors
         listening = self.callbacks.interceptor()
         settings = {name: dict(table) for name, table in (plugin_settings or {}).items()}
-        answer = self.callbacks.answer_elicitation()
+        answer = self.callbacks.answer_elicitation(lambda server: self.bridge.calls_in_flight(server))
         if answer is not None:
             settings.setdefault("elicitation", {})["on_elicitation"] = answer
         self.bridge = MCPBridge(
@@ -116,3 +119,26 @@ class MultiServerMCPClient:
         session = await self.bridge.connections[server_name].session()
         SESSIONS[session] = (self, server_name)
         yield session
+
+    async def get_prompt(
+        self, server_name: str, prompt_name: str, *, arguments: dict[str, Any] | None = None
+    ) -> list[HumanMessage | AIMessage]:
+        """A prompt of `server_name` as LangChain messages."""
+        self._known(server_name)
+        return await self.bridge.get_prompt(server_name, prompt_name, arguments)
+
+    async def get_resources(self, server_name: str | None = None, *, uris: str | list[str] | None = None) -> list[Blob]:
+        """Resources as Blobs: of `server_name` (every server when None), `uris` or all listed."""
+        names = list(self.connections) if server_name is None else [server_name]
+        for name in names:
+            self._known(name)
+        found = await asyncio.gather(*(self.bridge.get_resources(name, uris) for name in names))
+        return [blob for blobs in found for blob in blobs]
+
+    async def get_server_info(self, *, server_name: str | None = None) -> dict[str, ServerInfo]:
+        """What each server (or `server_name`) says about itself, by server name."""
+        names = list(self.connections) if server_name is None else [server_name]
+        for name in names:
+            self._known(name)
+        found = await asyncio.gather(*(self.bridge.server_info(name) for name in names))
+        return dict(zip(names, found, strict=True))

@@ -118,7 +118,7 @@ def server_config(name: str, connection: Mapping[str, Any]) -> dict[str, Any]:
             table["timeout"] = _seconds(table.pop("sse_read_timeout"))
         return table
     if transport == "in_process":
-        return {"server": given["server"]}
+        return _drop_none(given)
     raise ValueError(
         f"Unsupported transport: {transport} (server {name!r}). Must be one of: 'stdio', 'sse', 'http', 'in_process'"
     )

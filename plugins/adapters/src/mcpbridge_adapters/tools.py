@@ -29,6 +29,17 @@ SESSIONS: WeakKeyDictionary[ClientSession, tuple[MultiServerMCPClient, str]] = W
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcpbridge_adapters_call_id", default=None)
 
 
+def client_of(session: ClientSession) -> tuple[MultiServerMCPClient, str]:
+    """The client and server name of a session `MultiServerMCPClient.session()` handed out."""
+    found = SESSIONS.get(session)
+    if found is None:
+        raise ValueError(
+            "pass a session from `MultiServerMCPClient.session(name)`: mcpbridge works on its own "
+            "persistent sessions, not on a session opened elsewhere"
+        )
+    return found
+
+
 class MCPToolArtifact(TypedDict):
     """The artifact of a tool call: the result's structured content."""
 
@@ -116,13 +127,7 @@ async def load_mcp_tools(
     """The tools of one server: of a session from `MultiServerMCPClient.session(name)`, or of
     a `connection` (a client of its own is built for it and kept open)."""
     if session is not None:
-        found = SESSIONS.get(session)
-        if found is None:
-            raise ValueError(
-                "load_mcp_tools() takes a session from `MultiServerMCPClient.session(name)` (or a `connection`): "
-                "tools run on mcpbridge's persistent sessions, not on a session opened elsewhere"
-            )
-        client, name = found
+        client, name = client_of(session)
         return await client.get_tools(server_name=name)
     if connection is None:
         raise ValueError("Either a session or a connection config must be provided")

@@ -1,0 +1,104 @@
+"""langchain-mcp-adapters' prompts, resources, server info and elicitation behaviours
+(tests/test_client.py, test_prompts.py, test_resources.py, test_server_info.py,
+test_elicitation.py there), against the drop-in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.documents.base import Blob
+from langchain_core.messages import AIMessage
+from mcp.types import ElicitRequestParams, ElicitResult
+from mcpbridge_adapters.callbacks import CallbackContext, Callbacks
+from mcpbridge_adapters.prompts import load_mcp_prompt
+from mcpbridge_adapters.resources import load_mcp_resources
+from mcpbridge_adapters.server_info import load_mcp_server_info
+
+from tests.adapters import servers
+from tests.adapters.conftest import stdio_connection
+
+
+def _two_servers(make_client: Any) -> Any:
+    return make_client(
+        {"math": stdio_connection(), "weather": {"transport": "in_process", "server": servers.search("weather")}}
+    )
+
+
+async def test_get_prompt(make_client: Any) -> None:
+    client = _two_servers(make_client)
+    messages = await client.get_prompt("math", "configure_assistant", arguments={"skills": "math, addition"})
+    assert len(messages) == 1
+    assert isinstance(messages[0], AIMessage)
+    assert "You are a helpful assistant" in messages[0].content
+    assert "math, addition" in messages[0].content
+    async with client.session("math") as session:
+        assert await load_mcp_prompt(session, "configure_assistant", arguments={"skills": "x"}) == [
+            AIMessage("You are a helpful assistant. You have these skills: x.")
+        ]
+
+
+async def test_get_resources_from_all_and_one_server(make_client: Any) -> None:
+    client = _two_servers(make_client)
+    resources = await client.get_resources()
+    assert all(isinstance(r, Blob) for r in resources)
+    by_uri = {str(r.metadata["uri"]): r.data for r in resources}
+    assert by_uri == {"math://formulas": "E = mc^2", "weather://forecast": "Sunny with a chance of clouds"}
+    [only] = await client.get_resources("math")
+    assert str(only.metadata["uri"]) == "math://formulas"
+    [chosen] = await client.get_resources("weather", uris="weather://forecast")
+    assert chosen.data == "Sunny with a chance of clouds"
+    async with client.session("weather") as session:
+        [blob] = await load_mcp_resources(session, uris=["weather://forecast"])
+    assert blob.mimetype == "text/plain"
+    with pytest.raises(ValueError, match="Couldn't find a server"):
+        await client.get_resources("nope")
+
+
+async def test_server_info(make_client: Any, math_url: str) -> None:
+    client = make_client(
+        {
+            "math": {"url": math_url, "transport": "http"},
+            "weather": {"transport": "in_process", "server": servers.search("weather")},
+        }
+    )
+    info = await client.get_server_info()
+    assert set(info) == {"math", "weather"}
+    assert (info["math"].name, info["math"].instructions) == ("math", "Numbers only.")
+    assert info["weather"].instructions is None
+    assert set(await client.get_server_info(server_name="weather")) == {"weather"}
+    async with client.session("math") as session:
+        assert (await load_mcp_server_info(session)).instructions == "Numbers only."
+    with pytest.raises(ValueError, match="Couldn't find a server"):
+        await client.get_server_info(server_name="nope")
+
+
+@pytest.mark.parametrize(("action", "expected"), [("accept", "booked green on 2030-01-02"), ("decline", None)])
+async def test_elicitation_callback(make_client: Any, action: str, expected: str | None) -> None:
+    asked: list[tuple[str, CallbackContext]] = []
+
+    async def on_elicitation(mcp_context: Any, params: ElicitRequestParams, context: CallbackContext) -> ElicitResult:
+        asked.append((params.message, context))
+        content = {"date": "2030-01-02"} if action == "accept" else None
+        return ElicitResult(action=action, content=content)  # type: ignore[arg-type]
+
+    client = make_client(
+        {"booking": {"transport": "in_process", "server": servers.booking(), "mode": "legacy"}},
+        callbacks=Callbacks(on_elicitation=on_elicitation),
+        plugins=["elicitation"],
+    )
+    [book] = await client.get_tools()
+    message = await book.ainvoke({"args": {"room": "green"}, "id": "1", "type": "tool_call"})
+    assert asked == [("Which date should I book?", CallbackContext(server_name="booking", tool_name="book"))]
+    if expected is not None:
+        assert (message.status, message.content[0]["text"]) == ("success", expected)
+    else:
+        assert message.status == "error"
+
+
+async def test_sessions_from_elsewhere_are_refused(make_client: Any, math_url: str) -> None:
+    from mcp import Client
+
+    async with Client(math_url) as elsewhere:
+        with pytest.raises(ValueError, match=r"MultiServerMCPClient.session"):
+            await load_mcp_resources(elsewhere.session)
