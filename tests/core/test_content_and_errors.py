@@ -25,7 +25,7 @@ from mcp.types import (
     TextContent,
 )
 
-from mcpbridge import ConfigError, MCPBridge, MCPToolError, load_settings, testing
+from mcpbridge import ConfigError, MCPBridge, MCPToolError, ToolCallError, load_settings, testing
 
 PNG = "iVBORw0KGgo="
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,6 +134,17 @@ async def test_an_error_without_text_gets_a_placeholder(content_server: Any, too
     assert raised.value.result.is_error
     if tool == "silent_failure":  # the error keeps its artifact
         assert {"type": "mcp_structured_content", "data": {"code": 7}} in message.artifact
+
+
+async def test_a_blank_refusal_from_an_interceptor_gets_the_placeholder() -> None:
+    async def refuse(request: Any, handler: Any) -> Any:
+        raise ToolCallError(" ", server_name=request.server_name, name=request.name)
+
+    async with MCPBridge({"content": build()}, plugins=[], interceptors=[refuse]) as bridge:
+        fail = (await tools_of(bridge))["fail"]
+        message = await fail.ainvoke(call(fail, {"why": "x"}))
+    assert message.status == "error"
+    assert message.content == "MCP tool 'fail' on server 'content' failed without a message"
 
 
 async def test_handle_tool_error_follows_langchains_contract() -> None:

@@ -212,8 +212,10 @@ class MCPTool(BaseTool):
         else:
             content = flag if isinstance(flag, str) else flag(error)
         artifact = (to_artifact(result) if result is not None else []) + request.artifact
+        if not content or (isinstance(content, str) and not content.strip()):
+            content = _no_message(request)
         return ToolMessage(
-            content or _no_message(request),
+            content,
             artifact=artifact,
             tool_call_id=request.tool_call_id,
             name=self.name,
