@@ -4,6 +4,7 @@ math server speaks stdio."""
 from __future__ import annotations
 
 import base64
+import os
 import sys
 from typing import Annotated
 
@@ -54,6 +55,21 @@ def booking() -> MCPServer:
     def book(room: str, when: Annotated[When, Resolve(ask_date)]) -> str:
         """Book a room; asks for the date."""
         return f"booked {room} on {when.date}"
+
+    return server
+
+
+def reach() -> MCPServer:
+    """Tells what reached it: HTTP headers, the environment of its process."""
+    server = MCPServer("reach")
+
+    @server.tool()
+    def header(ctx: Context, name: str) -> str:
+        return (ctx.headers or {}).get(name.lower(), "-")
+
+    @server.tool()
+    def env(name: str) -> str:
+        return os.environ.get(name, "-")
 
     return server
 
@@ -136,4 +152,4 @@ def behaviours() -> MCPServer:
 
 
 if __name__ == "__main__":
-    {"math": math, "behaviours": behaviours}[sys.argv[1] if len(sys.argv) > 1 else "math"]().run()
+    {"math": math, "behaviours": behaviours, "reach": reach}[sys.argv[1] if len(sys.argv) > 1 else "math"]().run()
