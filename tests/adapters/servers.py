@@ -10,7 +10,17 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
-from mcp.types import AudioContent, CallToolResult, ImageContent, TextContent, ToolAnnotations
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+    ToolAnnotations,
+)
 from pydantic import BaseModel
 
 PNG = base64.b64encode(bytes.fromhex("89504e470d0a1a0a")).decode()
@@ -135,6 +145,26 @@ def behaviours() -> MCPServer:
     @server.tool()
     def picture() -> CallToolResult:
         return CallToolResult(content=[ImageContent(type="image", mime_type="image/png", data=PNG)])
+
+    @server.tool()
+    def resources() -> CallToolResult:
+        return CallToolResult(
+            content=[
+                ResourceLink(type="resource_link", uri="file:///a.png", name="a", mime_type="image/png"),
+                ResourceLink(type="resource_link", uri="file:///a.txt", name="t", mime_type="text/plain"),
+                ResourceLink(type="resource_link", uri="file:///x", name="x"),
+                EmbeddedResource(type="resource", resource=TextResourceContents(uri="file:///e.txt", text="hello")),
+                EmbeddedResource(
+                    type="resource", resource=BlobResourceContents(uri="file:///e.png", blob=PNG, mime_type="image/png")
+                ),
+                EmbeddedResource(
+                    type="resource",
+                    resource=BlobResourceContents(uri="file:///e.bin", blob=PNG, mime_type="application/pdf"),
+                ),
+                TextContent(type="text", text="one"),
+                TextContent(type="text", text="two"),
+            ]
+        )
 
     @server.tool()
     def sound() -> CallToolResult:

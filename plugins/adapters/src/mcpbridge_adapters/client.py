@@ -136,9 +136,16 @@ class MultiServerMCPClient:
         return [blob for blobs in found for blob in blobs]
 
     async def get_server_info(self, *, server_name: str | None = None) -> dict[str, ServerInfo]:
-        """What each server (or `server_name`) says about itself, by server name."""
+        """What each server (or `server_name`) says about itself, by server name; a
+        RuntimeError names every server that could not be reached."""
         names = list(self.connections) if server_name is None else [server_name]
         for name in names:
             self._known(name)
-        found = await asyncio.gather(*(self.bridge.server_info(name) for name in names))
-        return dict(zip(names, found, strict=True))
+        found = await asyncio.gather(*(self.bridge.server_info(name) for name in names), return_exceptions=True)
+        failed = {name: exc for name, exc in zip(names, found, strict=True) if isinstance(exc, BaseException)}
+        if failed:
+            detail = ", ".join(f"'{name}': {type(exc).__name__}: {exc}" for name, exc in failed.items())
+            raise RuntimeError(
+                f"Failed to retrieve server info from {len(failed)} of {len(names)} MCP server(s) - {detail}"
+            ) from next(iter(failed.values()))
+        return {name: info for name, info in zip(names, found, strict=True) if isinstance(info, ServerInfo)}

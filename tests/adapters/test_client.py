@@ -1,0 +1,97 @@
+"""langchain-mcp-adapters' client behaviours (tests/test_client.py, test_import.py, the
+content conversions of test_tools.py and the failure naming of test_server_info.py there),
+against the drop-in."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+from mcpbridge_adapters.client import MultiServerMCPClient
+
+from tests.adapters import servers
+from tests.adapters.conftest import stdio_connection
+
+
+@pytest.mark.parametrize(
+    ("module", "names"),
+    [
+        ("client", ["MultiServerMCPClient", "Callbacks", "StdioConnection", "StreamableHttpConnection"]),
+        ("tools", ["load_mcp_tools", "MCPToolArtifact"]),
+        ("interceptors", ["MCPToolCallRequest", "MCPToolCallResult", "ToolCallInterceptor"]),
+        ("callbacks", ["Callbacks", "CallbackContext", "LoggingMessageNotificationParams"]),
+        ("prompts", ["load_mcp_prompt"]),
+        ("resources", ["load_mcp_resources"]),
+        ("server_info", ["load_mcp_server_info"]),
+        ("sessions", ["Connection", "SSEConnection", "WebsocketConnection"]),
+    ],
+)
+def test_the_modules_users_import_from(module: str, names: list[str]) -> None:
+    found = importlib.import_module(f"mcpbridge_adapters.{module}")
+    assert all(hasattr(found, name) for name in names)
+
+
+async def test_multi_server_client_with_installed_plugins(make_client: Any) -> None:
+    """The default loads the installed mcpbridge plugins (all of this workspace's here)."""
+    client = make_client(
+        {"math": stdio_connection(), "weather": {"transport": "in_process", "server": servers.search("weather")}},
+        plugins=None,
+    )
+    assert {"retry", "cache", "approval"} <= set(client.bridge.chain)
+    tools = {tool.name: tool for tool in await client.get_tools()}
+    assert set(tools) == {"add", "multiply", "search"}
+    message = await tools["multiply"].ainvoke({"args": {"a": 3, "b": 4}, "id": "c", "type": "tool_call"})
+    assert (message.status, message.content[0]["text"]) == ("success", "12")
+    assert (await tools["search"].ainvoke({"query": "x"}))[0]["text"] == "weather: x"
+    assert (await client.get_tools())[0] is (await client.get_tools())[0]  # built once per listing
+
+
+async def test_async_with_closes_the_sessions(math_url: str) -> None:
+    """Differs by design: the adapters refuse `async with`; here it closes the sessions."""
+    async with MultiServerMCPClient({"math": {"url": math_url, "transport": "http"}}, plugins=[]) as client:
+        assert len(await client.get_tools()) == 2
+    assert not any(c.connected for c in client.bridge.connections.values())
+    assert len(await client.get_tools()) == 2  # usable again: sessions reopen
+    await client.aclose()
+
+
+def test_undefined_env_variable_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Differs by design: the adapters keep `${MISSING}` literally (with a warning)."""
+    monkeypatch.delenv("ADAPTERS_MISSING", raising=False)
+    connection = {**stdio_connection(), "env": {"TOKEN": "${ADAPTERS_MISSING}"}}
+    with pytest.raises(ValueError, match="ADAPTERS_MISSING"):
+        MultiServerMCPClient({"math": connection}, plugins=[])  # type: ignore[dict-item]
+
+
+async def test_content_conversions(make_client: Any, behaviours_url: str) -> None:
+    client = make_client({"b": {"url": behaviours_url, "transport": "http"}})
+    tools = {tool.name: tool for tool in await client.get_tools()}
+    blocks = await tools["resources"].ainvoke({})
+    assert [(b["type"], b.get("mime_type"), b.get("url")) for b in blocks[:3]] == [
+        ("image", "image/png", "file:///a.png"),
+        ("file", "text/plain", "file:///a.txt"),
+        ("file", None, "file:///x"),
+    ]
+    assert (blocks[3]["type"], blocks[3]["text"]) == ("text", "hello")
+    assert [(b["type"], b["mime_type"], b["base64"]) for b in blocks[4:6]] == [
+        ("image", "image/png", servers.PNG),
+        ("file", "application/pdf", servers.PNG),
+    ]
+    assert [b["text"] for b in blocks[6:]] == ["one", "two"]
+
+
+async def test_server_info_names_every_failing_server(make_client: Any, math_url: str) -> None:
+    client = make_client(
+        {
+            "math": {"url": math_url, "transport": "http"},
+            "gone": {"url": "http://127.0.0.1:9/mcp", "transport": "http", "timeout": 2},
+            "down": {"url": "http://127.0.0.1:9/other", "transport": "http", "timeout": 2},
+        }
+    )
+    with pytest.raises(RuntimeError, match=r"2 of 3 MCP server\(s\)") as raised:
+        await client.get_server_info()
+    assert "'gone'" in str(raised.value)
+    assert "'down'" in str(raised.value)
+    assert (await client.get_server_info(server_name="math"))["math"].name == "math"
+    assert await make_client({}).get_server_info() == {}
