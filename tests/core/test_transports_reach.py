@@ -6,19 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
 from langchain_core.messages import ToolMessage
+from mcp.client.auth import OAuthClientProvider
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl
 
 from mcpbridge import ConfigError, MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
 from mcpbridge._config import build_settings
 from mcpbridge.testing import HTTPServer, serve_http
+from tests.servers import oauth
 
 TOKEN = "s3cr3t-token"
 WATCHED = ("x-user", "x-static", "x-client", "authorization")
@@ -121,7 +127,7 @@ def user_from_args() -> Any:
 
 def seen(message: ToolMessage) -> dict[str, str]:
     content = message.content
-    text = content if isinstance(content, str) else "".join(block["text"] for block in content)
+    text = content if isinstance(content, str) else "".join(str(block["text"]) for block in content)  # type: ignore[index]
     found: dict[str, str] = json.loads(text)
     return found
 
@@ -325,3 +331,107 @@ async def test_per_call_headers_stay_on_the_servers_origin(served: Served) -> No
         assert all("x-user" not in headers for _, headers in elsewhere.record.requests)
     finally:
         elsewhere.http.stop()
+
+
+# -- OAuth 2.1 end to end ----------------------------------------------------------------
+
+
+class MemoryTokenStorage:
+    """The `TokenStorage` of mcp's OAuthClientProvider, in memory (the user chooses where)."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client_info = client_info
+
+
+class HeadlessBrowser:
+    """Plays the user's browser: opens the authorization URL (the test server approves at
+    once) and hands the code from the redirect back to the provider."""
+
+    def __init__(self) -> None:
+        self.visits: list[str] = []
+        self.redirect = ""
+
+    async def open(self, authorization_url: str) -> None:
+        self.visits.append(authorization_url)
+        async with httpx2.AsyncClient() as browser:
+            response = await browser.get(authorization_url)
+        assert response.status_code == 302, response.text
+        self.redirect = response.headers["location"]
+
+    async def callback(self) -> AuthorizationCodeResult:
+        query = parse_qs(urlsplit(self.redirect).query)
+        return AuthorizationCodeResult(
+            code=query["code"][0], state=query.get("state", [None])[0], iss=query.get("iss", [None])[0]
+        )
+
+
+def oauth_client(url: str, storage: MemoryTokenStorage, browser: HeadlessBrowser) -> OAuthClientProvider:
+    metadata = OAuthClientMetadata(
+        client_name="mcpbridge tests",
+        redirect_uris=[AnyUrl("http://127.0.0.1:1/callback")],
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        scope=oauth.SCOPE,
+    )
+    return OAuthClientProvider(url, metadata, storage, redirect_handler=browser.open, callback_handler=browser.callback)
+
+
+@pytest.fixture(params=["http", "sse"])
+def protected(request: pytest.FixtureRequest) -> Iterator[tuple[oauth.AuthorizationServer, dict[str, Any]]]:
+    """The OAuth-protected server (tokens live 2 s) and its config, over streamable HTTP and SSE."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    provider = oauth.AuthorizationServer(access_ttl=2)
+    if request.param == "sse":
+        app = oauth.build(provider, base, "/sse").sse_app()
+    else:
+        app = oauth.build(provider, base).streamable_http_app()
+    served = serve_http(app, port)
+    path = "/sse" if request.param == "sse" else "/mcp"
+    yield provider, {"url": f"{base}{path}", "transport": request.param}
+    served.stop()
+
+
+async def test_oauth_with_pkce_registration_and_refresh(
+    protected: tuple[oauth.AuthorizationServer, dict[str, Any]],
+) -> None:
+    provider, config = protected
+    url = config["url"]
+    storage, browser = MemoryTokenStorage(), HeadlessBrowser()
+    auth = oauth_client(url, storage, browser)
+    async with MCPBridge({"s": {**config, "auth": auth}}, plugins=[]) as bridge:
+        with pytest.raises(ServerConnectionError):  # the same server, without auth
+            async with MCPBridge({"s": config}, plugins=[]) as anonymous:
+                await anonymous.list_tools()
+
+        first = await bridge.call_tool("s", "whoami")
+        assert storage.client_info is not None  # registered itself (dynamic client registration)
+        assert first.content == [{"type": "text", "text": f"ada via {storage.client_info.client_id}"}]
+        assert len(browser.visits) == 1
+        assert "code_challenge_method=S256" in browser.visits[0]  # PKCE (the server checks the verifier)
+        assert (provider.code_exchanges, provider.refreshes) == (1, 0)
+
+        await asyncio.sleep(2.5)  # the access token expires: the provider refreshes it, no browser
+        again = await bridge.call_tool("s", "whoami")
+        assert again.status == "success", again.content
+        assert (len(browser.visits), provider.code_exchanges, provider.refreshes) == (1, 1, 1)
+
+    # A new bridge with the same token storage needs no browser either.
+    async with MCPBridge({"s": {**config, "auth": oauth_client(url, storage, browser)}}, plugins=[]) as later:
+        assert (await later.call_tool("s", "whoami")).status == "success"
+    assert (len(browser.visits), provider.code_exchanges) == (1, 1)
