@@ -134,7 +134,7 @@ async def test_interceptor_sees_the_request_fields(math_url: str) -> None:
     seen: list[Any] = []
 
     async def look(request: MCPToolCallRequest, handler: Any) -> MCPToolCallResult:
-        seen.append((request.name, request.args, request.server_name, request.headers))
+        seen.append((request.name, request.args, request.server_name, request.headers, request.tool_call_id))
         return await handler(request.override(headers={"X-Tenant": "acme"}))
 
     tools = await load_mcp_tools(
@@ -142,7 +142,10 @@ async def test_interceptor_sees_the_request_fields(math_url: str) -> None:
     )
     add = next(tool for tool in tools if tool.name == "add")
     assert _texts(await add.ainvoke({"a": 1, "b": 2})) == ["3"]
-    assert seen == [("add", {"a": 1, "b": 2}, "math", None)]
+    message = await add.ainvoke({"args": {"a": 2, "b": 2}, "id": "c9", "type": "tool_call"})
+    assert (message.tool_call_id, _texts(message.content)) == ("c9", ["4"])
+    assert seen[1:] == [("add", {"a": 2, "b": 2}, "math", None, "c9")]
+    assert seen[0][:4] == ("add", {"a": 1, "b": 2}, "math", None)
 
 
 class CounterState(AgentState):  # type: ignore[type-arg]
