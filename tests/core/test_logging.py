@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcpbridge import MCPBridge, Plugin, ToolCallHandler, ToolCallRequest, hookimpl
-from mcpbridge._beyond_tools import MAX_LOG_CHARS
+from mcpbridge._beyond_tools import LOG_LEVELS, MAX_LOG_CHARS
 from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
 from tests.conftest import stdio_config
 from tests.thirdparty.conftest import EVERYTHING, need, node_stdio
@@ -181,7 +181,8 @@ async def test_server_everything_simulated_logging(caplog: pytest.LogCaptureFixt
             await asyncio.sleep(0.1)
         await bridge.call_tool("ev", "toggle-simulated-logging")
     [record, *_] = [r for r in caplog.records if hasattr(r, "mcp_level")]
-    assert "-level message" in record.getMessage()
+    assert record.getMessage().lower().startswith(record.mcp_level)  # type: ignore[attr-defined]
+    assert record.levelno == LOG_LEVELS[record.mcp_level]  # type: ignore[attr-defined]
     assert record.server_name == "ev"  # type: ignore[attr-defined]
 
 
