@@ -129,6 +129,38 @@ async def test_a_quieter_logger_still_lets_info_reach_the_events(caplog: pytest.
     assert heard == ["info", "notice", "warning", "emergency"]
 
 
+async def test_every_call_in_flight_on_the_session_hears_its_log_messages() -> None:
+    """The notification names no request: calls running together on one session each hear
+    every message (documented), and a failing observer keeps nothing from the others."""
+    listening = Listening()
+
+    async def broken(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        def observer(event: str, data: Any) -> None:
+            raise RuntimeError("observer bug")
+
+        return await handler(request.override(observers=(observer, *request.observers)))
+
+    async def both(bridge: MCPBridge) -> None:
+        await asyncio.gather(
+            bridge.call_tool("docs", "slow_chatty", tool_call_id="a"),
+            bridge.call_tool("docs", "slow_chatty", tool_call_id="b"),
+        )
+
+    server = build()
+
+    @server.tool()
+    async def slow_chatty(ctx: Context) -> str:
+        await asyncio.sleep(0.2)
+        await ctx.info("hello")
+        await asyncio.sleep(0.2)
+        return "done"
+
+    async with MCPBridge({"docs": server}, plugins=[], interceptors=[listening, broken]) as bridge:
+        await both(bridge)
+    heard = [(call_id, data["data"]) for _, _, call_id, data in listening.heard if data["event"] == "log"]
+    assert sorted(heard) == [("a", "hello"), ("a", "hello"), ("b", "hello"), ("b", "hello")]
+
+
 async def test_log_messages_reach_the_events_stream() -> None:
     async with MCPBridge({"docs": build()}, plugins=[mcpbridge_events]) as bridge:
         tools = await bridge.list_tools()

@@ -446,13 +446,15 @@ class Connection:
         to every call in flight on this session that has observers (the notification does not
         say which request it belongs to)."""
         log_to_python(self.name, params)
+        event = {"level": params.level, "logger": params.logger, "data": params.data}
         for request, context in list(self._in_flight.values()):
             if context is None:
                 continue
-            try:
-                context.run(request.notify, "log", level=params.level, logger=params.logger, data=params.data)
-            except Exception:  # one observer's fault must not keep the message from the others
-                logger.exception("mcpbridge: an observer of %s/%s failed on a log event", self.name, request.name)
+            for observer in request.observers:
+                try:
+                    context.run(observer, "log", dict(event))
+                except Exception:  # one observer's fault must not keep the message from the others
+                    logger.exception("mcpbridge: an observer of %s/%s failed on a log event", self.name, request.name)
 
 
 def _modern(client: Client) -> bool:
