@@ -9,6 +9,7 @@ import sys
 from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.prompts.base import Message, UserMessage
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import (
     AudioContent,
@@ -44,6 +45,14 @@ def math() -> MCPServer:
     @server.resource("math://formulas")
     def formulas() -> str:
         return "E = mc^2"
+
+    @server.resource("math://table", mime_type="application/octet-stream")
+    def table() -> bytes:
+        return b"binary data"
+
+    @server.prompt()
+    def show_chart() -> list[Message]:
+        return [UserMessage(content=ImageContent(type="image", mime_type="image/png", data=PNG))]
 
     @server.tool()
     def add(a: int, b: int) -> int:

@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 from langchain_core.documents.base import Blob
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from mcp.types import ElicitRequestParams, ElicitResult
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks
 from mcpbridge_adapters.prompts import load_mcp_prompt
 from mcpbridge_adapters.resources import load_mcp_resources
 from mcpbridge_adapters.server_info import load_mcp_server_info
 
+from mcpbridge import ServerRequestError
 from tests.adapters import servers
 from tests.adapters.conftest import stdio_connection
 
@@ -43,9 +44,13 @@ async def test_get_resources_from_all_and_one_server(make_client: Any) -> None:
     resources = await client.get_resources()
     assert all(isinstance(r, Blob) for r in resources)
     by_uri = {str(r.metadata["uri"]): r.data for r in resources}
-    assert by_uri == {"math://formulas": "E = mc^2", "weather://forecast": "Sunny with a chance of clouds"}
-    [only] = await client.get_resources("math")
-    assert str(only.metadata["uri"]) == "math://formulas"
+    assert by_uri == {
+        "math://formulas": "E = mc^2",
+        "math://table": b"binary data",
+        "weather://forecast": "Sunny with a chance of clouds",
+    }
+    only = await client.get_resources("math")
+    assert {str(blob.metadata["uri"]) for blob in only} == {"math://formulas", "math://table"}
     [chosen] = await client.get_resources("weather", uris="weather://forecast")
     assert chosen.data == "Sunny with a chance of clouds"
     async with client.session("weather") as session:
@@ -73,7 +78,9 @@ async def test_server_info(make_client: Any, math_url: str) -> None:
         await client.get_server_info(server_name="nope")
 
 
-@pytest.mark.parametrize(("action", "expected"), [("accept", "booked green on 2030-01-02"), ("decline", None)])
+@pytest.mark.parametrize(
+    ("action", "expected"), [("accept", "booked green on 2030-01-02"), ("decline", None), ("cancel", None)]
+)
 async def test_elicitation_callback(make_client: Any, action: str, expected: str | None) -> None:
     asked: list[tuple[str, CallbackContext]] = []
 
@@ -102,3 +109,20 @@ async def test_sessions_from_elsewhere_are_refused(make_client: Any, math_url: s
     async with Client(math_url) as elsewhere:
         with pytest.raises(ValueError, match=r"MultiServerMCPClient.session"):
             await load_mcp_resources(elsewhere.session)
+
+
+async def test_blob_resource_and_a_failing_read(make_client: Any) -> None:
+    client = make_client({"math": {"transport": "in_process", "server": servers.math()}})
+    [blob] = await client.get_resources("math", uris="math://table")
+    assert (blob.as_bytes(), blob.mimetype) == (b"binary data", "application/octet-stream")
+    # Differs by design: the adapters raise RuntimeError("Error fetching resource ...").
+    with pytest.raises(ServerRequestError, match="math://nope"):
+        await client.get_resources("math", uris=["math://formulas", "math://nope"])
+
+
+async def test_prompt_with_image_content(make_client: Any) -> None:
+    """Differs by design: the adapters refuse non-text prompt content with ValueError."""
+    client = make_client({"math": {"transport": "in_process", "server": servers.math()}})
+    [message] = await client.get_prompt("math", "show_chart")
+    assert isinstance(message, HumanMessage)
+    assert [(block["type"], block["mime_type"]) for block in message.content] == [("image", "image/png")]
