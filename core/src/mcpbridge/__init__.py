@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpbridge._beyond_tools import ServerInfo, ServerRequestError
+    from mcpbridge._beyond_tools import ServerInfo
     from mcpbridge._bridge import MCPBridge
     from mcpbridge._config import ServerConfig, Settings, load_settings
     from mcpbridge._connections import ModernOnly
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         MCPToolError,
         PluginError,
         ServerConnectionError,
+        ServerRequestError,
         ToolCallError,
         ToolTimeoutError,
         describe,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "ServerInfo": "_beyond_tools",
-    "ServerRequestError": "_beyond_tools",
+    "ServerRequestError": "_errors",
     "MCPBridge": "_bridge",
     "ServerConfig": "_config",
     "Settings": "_config",

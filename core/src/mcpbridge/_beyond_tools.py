@@ -30,26 +30,13 @@ from mcp.types import (
     TextResourceContents,
 )
 
-from mcpbridge._errors import MCPBridgeError
+from mcpbridge._errors import ServerRequestError
 from mcpbridge._results import _block
 
 T = TypeVar("T")
 _MAX_PAGES = 1000
 MAX_LOG_CHARS = 4000
 """A server's log message is cut to this many characters before it reaches Python logging."""
-
-
-class ServerRequestError(MCPBridgeError):
-    """A server answered a request that is not a tool call (`resources/read`, `prompts/get`,
-    ...) with an error, or with a result that cannot be used. `server_name`, `request` (e.g.
-    `"resources/read of 'file:///a.txt'"`) and the MCP error `code` (None for an unusable
-    result) say which."""
-
-    def __init__(self, server_name: str, request: str, problem: str, *, code: int | None = None) -> None:
-        super().__init__(f"MCP server {server_name!r} answered {request} with an error: {problem}")
-        self.server_name = server_name
-        self.request = request
-        self.code = code
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,8 +163,8 @@ def _call(options: argparse.Namespace) -> int:
 def _each_server(options: argparse.Namespace, listing: Callable[[Any, str], Any]) -> dict[str, Any]:
     """`listing(bridge, server)` for SERVER or every server; a server that answers with an
     error (one without resources, say) is reported on stderr and left out."""
-    from mcpbridge._beyond_tools import ServerRequestError
     from mcpbridge._bridge import MCPBridge
+    from mcpbridge._errors import ServerRequestError
 
     async def run() -> dict[str, Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:

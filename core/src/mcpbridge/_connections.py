@@ -45,10 +45,10 @@ from mcp.types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from mcpbridge._beyond_tools import ServerRequestError, log_to_python, wanted_level
+from mcpbridge._beyond_tools import log_to_python, wanted_level
 from mcpbridge._config import ServerConfig
 from mcpbridge._declaration import Capability
-from mcpbridge._errors import ConfigError, ServerConnectionError, ToolTimeoutError, describe
+from mcpbridge._errors import ConfigError, ServerConnectionError, ServerRequestError, ToolTimeoutError, describe
 from mcpbridge._httpfields import check_headers
 from mcpbridge._pipeline import ToolCallRequest
 from mcpbridge._transports import Link, call_headers, open_transport

@@ -4,6 +4,7 @@ to do.
     MCPBridgeError
     ├── ConfigError            bad configuration (file, environment, Python arguments)
     ├── PluginError            a plugin could not be found, loaded or configured
+    ├── ServerRequestError     a server's error answer to a request that is not a tool call
     └── ToolCallError          one tool call failed; also a LangChain ToolException, so the
         │                      agent gets an error ToolMessage and goes on
         ├── InvalidToolArguments   the arguments do not fit (schema, size, encoding)
@@ -35,6 +36,19 @@ class ConfigError(MCPBridgeError, ValueError):
 
 class PluginError(MCPBridgeError):
     """A plugin could not be found, loaded or configured."""
+
+
+class ServerRequestError(MCPBridgeError):
+    """A server answered a request that is not a tool call (`resources/read`, `prompts/get`,
+    ...) with an error, or with a result that cannot be used. `server_name`, `request` (e.g.
+    `"resources/read of 'file:///a.txt'"`) and the MCP error `code` (None for an unusable
+    result) say which."""
+
+    def __init__(self, server_name: str, request: str, problem: str, *, code: int | None = None) -> None:
+        super().__init__(f"MCP server {server_name!r} answered {request} with an error: {problem}")
+        self.server_name = server_name
+        self.request = request
+        self.code = code
 
 
 class ToolCallError(MCPBridgeError, ToolException):
