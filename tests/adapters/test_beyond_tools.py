@@ -78,10 +78,12 @@ async def test_server_info(make_client: Any, math_url: str) -> None:
         await client.get_server_info(server_name="nope")
 
 
+@pytest.mark.parametrize("mode", ["legacy", "modern"])
 @pytest.mark.parametrize(
     ("action", "expected"), [("accept", "booked green on 2030-01-02"), ("decline", None), ("cancel", None)]
 )
-async def test_elicitation_callback(make_client: Any, action: str, expected: str | None) -> None:
+async def test_elicitation_callback(make_client: Any, mode: str, action: str, expected: str | None) -> None:
+    """Legacy servers ask mid-call, modern ones in rounds of the call: the callback answers both."""
     asked: list[tuple[str, CallbackContext]] = []
 
     async def on_elicitation(mcp_context: Any, params: ElicitRequestParams, context: CallbackContext) -> ElicitResult:
@@ -90,7 +92,7 @@ async def test_elicitation_callback(make_client: Any, action: str, expected: str
         return ElicitResult(action=action, content=content)  # type: ignore[arg-type]
 
     client = make_client(
-        {"booking": {"transport": "in_process", "server": servers.booking(), "mode": "legacy"}},
+        {"booking": {"transport": "in_process", "server": servers.booking(), "mode": mode}},
         callbacks=Callbacks(on_elicitation=on_elicitation),
         plugins=["elicitation"],
     )

@@ -3,9 +3,9 @@
 Progress and log messages that arrive while a tool call runs reach `on_progress` and
 `on_logging_message` with `CallbackContext(server_name, tool_name)`; log messages sent
 outside a tool call go to the `mcpbridge.server.<name>` Python logger only.
-`on_elicitation` answers servers that ask mid-call over the legacy protocol (through the
-mcpbridge-elicitation plugin; `mcp_context` is None there); modern servers pause the agent
-with an interrupt instead.
+`on_elicitation` answers servers' questions (`mcp_context` is None): those of modern
+servers (rounds of an `InputRequiredResult`) and, through the mcpbridge-elicitation plugin,
+which must be enabled to declare the capability, those legacy servers ask mid-call.
 """
 
 from __future__ import annotations
@@ -14,9 +14,15 @@ import asyncio
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
-from mcp.types import ElicitRequestParams, ElicitResult, LoggingMessageNotificationParams
+from mcp.types import (
+    ElicitRequest,
+    ElicitRequestParams,
+    ElicitResult,
+    InputRequiredResult,
+    LoggingMessageNotificationParams,
+)
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
 
@@ -29,6 +35,10 @@ __all__ = [
     "LoggingMessageNotificationParams",
     "ProgressCallback",
 ]
+
+
+MAX_ROUNDS = 10
+"""Rounds of questions one call may take before its last answer is handed on as it is."""
 
 
 @dataclass
@@ -71,6 +81,11 @@ class Callbacks:
         if self.on_progress is None and self.on_logging_message is None:
             return None
         return _Listening(self)
+
+    def answering(self) -> Any:
+        """The interceptor that answers a modern server's questions (an `InputRequiredResult`
+        of elicitations) with `on_elicitation`, as the adapters' session would; None without it."""
+        return None if self.on_elicitation is None else _Answering(self.on_elicitation)
 
     def answer_elicitation(self, in_flight: Callable[[str], Sequence[ToolCallRequest]]) -> Any:
         """`on_elicitation` as the mcpbridge-elicitation plugin's `(server_name, params)`;
@@ -118,3 +133,28 @@ class _Listening:
         else:
             return None
         return reply if inspect.isawaitable(reply) else None
+
+
+class _Answering:
+    """Answers each round of elicitations with `on_elicitation` and sends the call again;
+    a round that asks for anything else is left to the plugins."""
+
+    def __init__(self, on_elicitation: ElicitationCallback) -> None:
+        self.on_elicitation = on_elicitation
+
+    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        result = await handler(request)
+        context = CallbackContext(server_name=request.server_name, tool_name=request.name)
+        for _ in range(MAX_ROUNDS):
+            if not isinstance(result, InputRequiredResult):
+                return result
+            asked = result.input_requests or {}
+            if not all(isinstance(question, ElicitRequest) for question in asked.values()):
+                return result
+            answers: dict[str, Any] = {}
+            for key, question in asked.items():
+                params = cast(ElicitRequestParams, question.params)
+                answers[key] = await self.on_elicitation(None, params, context)
+            request = request.override(input_responses=answers or None, request_state=result.request_state)
+            result = await handler(request)
+        return result

@@ -63,14 +63,18 @@ class MultiServerMCPClient:
         self.tool_interceptors = list(tool_interceptors or [])
         self.tool_name_prefix = tool_name_prefix
         self.handle_tool_errors = handle_tool_errors
-        listening = self.callbacks.interceptor()
+        listening, answering = self.callbacks.interceptor(), self.callbacks.answering()
         settings = {name: dict(table) for name, table in (plugin_settings or {}).items()}
         answer = self.callbacks.answer_elicitation(lambda server: self.bridge.calls_in_flight(server))
         if answer is not None:
             settings.setdefault("elicitation", {})["on_elicitation"] = answer
         self.bridge = MCPBridge(
             {name: server_config(name, connection) for name, connection in self.connections.items()},
-            interceptors=[*([listening] if listening else []), *map(speaking_legacy, self.tool_interceptors)],
+            interceptors=[
+                *([listening] if listening else []),
+                *map(speaking_legacy, self.tool_interceptors),
+                *([answering] if answering else []),
+            ],
             plugins=plugins,
             tool_name_prefix=tool_name_prefix,
             plugin_settings=settings or None,
