@@ -114,16 +114,18 @@ def _call_headers_to(server: httpx2.URL) -> Callable[[httpx2.Request], Any]:
     """A request hook adding the call's headers to requests for the server's origin only, not
     to those an `auth` flow makes on the way (an OAuth authorization server's endpoints)."""
 
+    origin = _origin(server)
+
     async def add(request: httpx2.Request) -> None:
         headers = call_headers.get()
-        if headers and (request.url.scheme, request.url.host, request.url.port) == (
-            server.scheme,
-            server.host,
-            server.port,
-        ):
+        if headers and _origin(request.url) == origin:
             request.headers.update(headers)
 
     return add
+
+
+def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port
 
 
 def _session_watch(link: Link) -> Callable[[httpx2.Response], Any]:
