@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from mcpbridge import MCPBridge, Plugin, ToolCallHandler, ToolCallRequest, hookimpl
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge._beyond_tools import LOG_LEVELS, MAX_LOG_CHARS
 from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
 from tests.conftest import stdio_config
@@ -177,24 +177,17 @@ async def test_an_elicitation_callback_learns_which_call_it_serves() -> None:
     from mcp.types import ElicitResult
 
     from tests.plugins.elicitation import elicit_servers
+    from tests.servers.answering import Answering, pick_a_date
 
     seen: list[tuple[str, str, str | None]] = []
     bridges: list[MCPBridge] = []
 
-    class Answering:
-        mcpbridge_name = "answering"
-        mcpbridge_plugin = Plugin(answers=("elicitation",))
-
-        @hookimpl
-        def mcpbridge_client_options(self) -> dict[str, Any]:
-            async def answer(context: Any, params: Any) -> ElicitResult:
-                seen.extend((c.server_name, c.name, c.tool_call_id) for c in bridges[0].calls_in_flight("shop"))
-                return ElicitResult(action="accept", content={"date": "2030-01-02"})
-
-            return {"elicitation_callback": answer}
+    async def answer(context: Any, params: Any) -> ElicitResult:
+        seen.extend((c.server_name, c.name, c.tool_call_id) for c in bridges[0].calls_in_flight("shop"))
+        return await pick_a_date(context, params)
 
     servers = {"shop": {"server": elicit_servers.build(), "mode": "legacy"}}
-    async with MCPBridge(servers, plugins=[Answering()]) as bridge:
+    async with MCPBridge(servers, plugins=[Answering(answer)]) as bridge:
         bridges.append(bridge)
         booked = await bridge.call_tool("shop", "book", {"room": "green"}, tool_call_id="call-9")
         assert bridge.calls_in_flight("shop") == ()

@@ -273,20 +273,8 @@ async def test_a_plugin_error_with_notes_is_one_error_message() -> None:
 async def test_a_call_during_which_the_server_asked_is_told_so() -> None:
     """A legacy server asks mid-call through a client callback; the call's observers hear
     `server.asked` (a cache must never store such an answer), a call that asked nothing does not."""
-    from mcp.types import ElicitResult
-
     from tests.plugins.elicitation import elicit_servers
-
-    class Answering:
-        mcpbridge_name = "answering"
-        mcpbridge_plugin = Plugin(answers=("elicitation",))
-
-        @hookimpl
-        def mcpbridge_client_options(self) -> dict[str, Any]:
-            async def answer(context: Any, params: Any) -> ElicitResult:
-                return ElicitResult(action="accept", content={"date": "2030-01-02"})
-
-            return {"elicitation_callback": answer}
+    from tests.servers.answering import Answering
 
     heard: list[tuple[str, str, dict[str, Any]]] = []
 

@@ -14,6 +14,7 @@ from mcp.types import ElicitResult
 
 from mcpbridge import ConfigError, MCPBridge, Plugin, PluginError, Settings, ToolCallHandler, ToolCallRequest, hookimpl
 from mcpbridge.testing import make_runtime
+from tests.servers.answering import Answering, pick_a_date
 
 from .conftest import READS, BridgeMaker, cache_entries, call, text
 
@@ -372,19 +373,10 @@ def test_the_secret_never_shows() -> None:
     assert "top-secret-value" not in str(settings.model_dump())
 
 
-class Answering:
-    """Answers the server's legacy elicitation requests (a person picking a date)."""
-
-    mcpbridge_name = "answering"
-    mcpbridge_plugin = Plugin(answers=("elicitation",))
-
-    @hookimpl
-    def mcpbridge_client_options(self) -> dict[str, Any]:
-        async def answer(context: Any, params: Any) -> ElicitResult:
-            await asyncio.sleep(0.05)
-            return ElicitResult(action="accept", content={"date": "2030-01-02"})
-
-        return {"elicitation_callback": answer}
+async def slowly_pick_a_date(context: Any, params: Any) -> ElicitResult:
+    """A person taking a moment to pick a date."""
+    await asyncio.sleep(0.05)
+    return await pick_a_date(context, params)
 
 
 async def test_an_answer_the_server_asked_the_client_for_is_never_stored_nor_shared(
@@ -394,7 +386,7 @@ async def test_an_answer_the_server_asked_the_client_for_is_never_stored_nor_sha
     depends on that answer, so it is neither stored nor handed to identical calls in flight."""
     async with MCPBridge(
         {"s": {"server": server, "mode": "legacy"}},
-        plugins=[mcpbridge_cache, Answering()],
+        plugins=[mcpbridge_cache, Answering(slowly_pick_a_date)],
         plugin_settings={"cache": {"rules": READS}},
     ) as bridge:
         first = await call(bridge, "dated", {"q": "x"})
