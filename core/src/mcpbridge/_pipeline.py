@@ -69,7 +69,7 @@ class ToolCallRequest:
     """The id of the model's tool call (also when the tool is invoked with a ToolCall outside
     an agent); None for a call with plain arguments."""
     artifact: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    """Entries for the ToolMessage artifact (e.g. `{"type": "mcpbridge_cache", "hit": True}`).
+    """Entries for the ToolMessage artifact (e.g. `{"type": "myplugin", "hit": True}`).
     One list per call, shared by every `override()` copy, so outer interceptors see what
     inner ones added."""
     observers: tuple[CallObserver, ...] = ()
