@@ -4,6 +4,7 @@ from here by tests that predate it)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from mcpbridge import testing
 from mcpbridge.testing import serve_http, serving
 from tests.servers import basic
 
-__all__ = ["ROOT", "serve_http", "serving", "stdio_config"]
+__all__ = ["ROOT", "serve_http", "serving", "service_url", "stdio_config"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,3 +45,21 @@ def any_server(request: pytest.FixtureRequest, http_url: str) -> dict[str, Any]:
     if request.param == "stdio":
         return stdio_config()
     return {"url": http_url}
+
+
+def service_url(variable: str, what: str) -> str:
+    """The URL of a test service from `variable`; without it the test is skipped, or fails
+    when `MCPBRIDGE_TEST_REQUIRE_SERVICES=1` (as in CI, where `.ci/run` starts them)."""
+    url = os.environ.get(variable)
+    if not url:
+        message = f"{variable} is not set: start {what} and export its URL"
+        if os.environ.get("MCPBRIDGE_TEST_REQUIRE_SERVICES") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return url
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """A PostgreSQL database for checkpoints and claims (`tests/services/postgres.sh start`)."""
+    return service_url("MCPBRIDGE_TEST_POSTGRES_URL", "PostgreSQL (`bash tests/services/postgres.sh start`)")
