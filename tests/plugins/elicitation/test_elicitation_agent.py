@@ -215,8 +215,8 @@ async def test_roots_requests_are_not_supported(tools: list[MCPTool]) -> None:
     result = await agent(tools, ("wants_roots", {})).ainvoke({"messages": [("user", "go")]}, CONFIG)
     assert "__interrupt__" not in result
     [text] = texts(result)
-    assert "['roots'] (sampling or roots)" in text
-    assert "not answer" in text
+    assert "asked for roots (['roots']), which no enabled plugin answered" in text
+    assert "`Plugin(answers=('roots',))`" in text
 
 
 async def test_without_checkpointer_the_call_fails_instead_of_pausing(tools: list[MCPTool]) -> None:

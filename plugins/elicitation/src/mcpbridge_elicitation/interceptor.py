@@ -17,6 +17,8 @@ from mcpbridge_elicitation.answers import ELICITATION, answers_schema, describe_
 from mcpbridge_elicitation.settings import Settings
 
 ARTIFACT_TYPE = "mcpbridge_elicitation"
+_KINDS = {"sampling/createMessage": "sampling", "roots/list": "roots"}
+"""Client capabilities by the method of the request a server embeds in a round."""
 
 
 class ElicitationInterceptor:
@@ -78,12 +80,16 @@ class ElicitationInterceptor:
             )
         requests = result.input_requests or {}
         questions = {key: q for key, q in requests.items() if isinstance(q, ElicitRequest)}
-        other = sorted(set(requests) - set(questions))
+        # Plugins that answer other requests (sampling) sit inside this one and take theirs
+        # out of the round; what is left, nobody answered.
+        other = {_KINDS.get(r.method, r.method) for key, r in requests.items() if key not in questions}
         if other:
+            kinds = ", ".join(sorted(other))
             raise _failed(
                 request,
-                f"asked for {other} (sampling or roots), which mcpbridge does not answer: "
-                "only elicitation (form and url questions) is supported",
+                f"asked for {kinds} ({sorted(set(requests) - set(questions))}), which no enabled plugin answered: "
+                f"enable one that declares `Plugin(answers=({sorted(other)[0]!r},))` (sampling: mcpbridge-sampling; "
+                "see `mcpbridge plugins`)",
             )
         return questions
 

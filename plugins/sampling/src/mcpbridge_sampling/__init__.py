@@ -1,0 +1,69 @@
+"""mcpbridge-sampling: servers ask the client's model (`sampling/createMessage`); a
+LangChain chat model answers, within limits, optionally after a person's review.
+
+Modern-protocol servers ask through `InputRequiredResult` rounds, answered by
+`SamplingInterceptor` (inside the plugin that answers elicitation); legacy servers ask
+mid-call, answered by the client's `sampling_callback`. Review pauses the agent with an
+`{"type": "mcp_sampling", ...}` interrupt; answer it with
+`Command(resume=create_sampling_resume(interrupt, {"type": "approve"}))`.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+from mcpbridge import ModernOnly, Plugin, ToolCallInterceptor, hookimpl
+from mcpbridge_sampling.interceptor import ARTIFACT_TYPE, SamplingInterceptor
+from mcpbridge_sampling.legacy import REVIEW_FIX, sampling_callback
+from mcpbridge_sampling.review import PAYLOAD_TYPE, SAMPLING_REVIEW, create_sampling_resume
+from mcpbridge_sampling.sampler import Sampler
+from mcpbridge_sampling.settings import Settings
+
+__all__ = [
+    "ARTIFACT_TYPE",
+    "PAYLOAD_TYPE",
+    "SAMPLING_REVIEW",
+    "SamplingInterceptor",
+    "Settings",
+    "create_sampling_resume",
+]
+
+ADVICE = f"set `model` and list the server in `servers` of [plugins.sampling]; with review on, {REVIEW_FIX}"
+
+mcpbridge_plugin = Plugin(settings=Settings, position=55, after=("elicitation",), answers=("sampling",), advice=ADVICE)
+"""Inside elicitation: that plugin asks the person, this one answers the model's part of a round."""
+
+_SAMPLERS: weakref.WeakValueDictionary[int, Sampler] = weakref.WeakValueDictionary()
+
+
+@hookimpl
+def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
+    return [SamplingInterceptor(_sampler(settings))]
+
+
+@hookimpl
+def mcpbridge_client_options(server_name: str, settings: Settings) -> Mapping[str, Any] | None:
+    if not settings.allows(server_name):
+        return None  # a server that may not ask is never told the client can answer
+    callback = sampling_callback(server_name, _sampler(settings))
+    # With review on, only modern servers can be answered (the agent pauses between rounds).
+    return {"sampling_callback": callback if settings.review == "never" else ModernOnly(callback)}
+
+
+@hookimpl
+def mcpbridge_status(settings: Settings) -> str:
+    if settings.model is None:
+        return "answers no sampling request: set `model` in [plugins.sampling]"
+    servers = "every server" if settings.servers == "all" else ", ".join(settings.servers) or "no server"
+    return f"answers sampling for {servers} (max_tokens {settings.max_tokens}, review {settings.review})"
+
+
+def _sampler(settings: Settings) -> Sampler:
+    """One sampler per settings object, shared by the interceptor and the callbacks, so
+    string models are built once per bridge; an entry lives as long as its sampler."""
+    sampler = _SAMPLERS.get(id(settings))
+    if sampler is None or sampler.settings is not settings:
+        sampler = _SAMPLERS[id(settings)] = Sampler(settings)
+    return sampler

@@ -1,0 +1,43 @@
+"""`[plugins.sampling]`: the model that answers, which servers may ask, and the limits."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, ConfigDict, Field
+
+from mcpbridge import ServerName
+
+ModelSpec = str | BaseChatModel
+"""An `init_chat_model` string (`"openai:gpt-4o-mini"`) or a chat model object (Python only)."""
+
+
+class Settings(BaseModel):
+    """The plugin's settings. Nothing is answered until `model` and `servers` are set."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    model: ModelSpec | None = None
+    """The model that answers when no hint in `models` matches."""
+    servers: list[ServerName] | Literal["all"] = Field(default_factory=list)
+    """Servers allowed to ask; the others are not offered sampling. Sampling spends your
+    tokens on a server's prompt, so no server may ask until it is listed."""
+    models: dict[str, ModelSpec] = Field(default_factory=dict)
+    """Model-preference hint → model: the server's hints are tried in order, and the first
+    one that contains a key, or is contained in one (case-insensitive), picks that model."""
+    max_tokens: int = Field(default=1024, ge=1)
+    """A cap on the tokens one answer may take; a server asking for more gets this many."""
+    max_requests: int = Field(default=5, ge=1)
+    """Sampling requests one tool call may make (modern protocol) before it fails."""
+    timeout: float = Field(default=60.0, gt=0)
+    """Seconds one model call may take."""
+    review: Literal["never", "always"] = "never"
+    """`always`: a person sees each request and the model's draft, and approves, edits or
+    rejects it (a LangGraph interrupt; modern-protocol servers only)."""
+    tracer_provider: Any = None
+    """An OpenTelemetry `TracerProvider` for the sampling spans (Python only); default: the global one."""
+
+    def allows(self, server_name: str) -> bool:
+        """Whether `server_name` may ask for sampling."""
+        return self.model is not None and (self.servers == "all" or server_name in self.servers)
