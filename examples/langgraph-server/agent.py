@@ -1,0 +1,28 @@
+"""The graph LangGraph's server serves (`"graphs": {"agent": "./agent.py:graph"}`): an agent
+whose tools are this worker process's MCP tools (mcp_tools.py).
+
+The model is `AGENT_MODEL`: any `init_chat_model` name (e.g. `openai:gpt-4.1-mini`), or
+`offline` (the default) for a stand-in that needs no API key. No checkpointer here: the
+server brings its own, which the approval plugin's interrupts need.
+"""
+
+from __future__ import annotations
+
+import os
+
+from langchain.agents import create_agent
+from langchain.chat_models import init_chat_model
+from langchain_core.language_models import BaseChatModel
+from mcp_tools import tools
+
+
+def model() -> BaseChatModel:
+    name = os.environ.get("AGENT_MODEL", "offline")
+    if name == "offline":
+        from offline_model import OfflineModel
+
+        return OfflineModel()
+    return init_chat_model(name)
+
+
+graph = create_agent(model(), tools, system_prompt="You keep the user's notes with the notes tools.")
