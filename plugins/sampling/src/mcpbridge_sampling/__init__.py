@@ -16,7 +16,7 @@ from typing import Any
 
 from mcpbridge import ModernOnly, Plugin, ToolCallInterceptor, hookimpl
 from mcpbridge_sampling.interceptor import ARTIFACT_TYPE, SamplingInterceptor
-from mcpbridge_sampling.legacy import REVIEW_FIX, sampling_callback
+from mcpbridge_sampling.legacy import sampling_callback
 from mcpbridge_sampling.review import PAYLOAD_TYPE, SAMPLING_REVIEW, create_sampling_resume
 from mcpbridge_sampling.sampler import Sampler
 from mcpbridge_sampling.settings import Settings
@@ -30,7 +30,10 @@ __all__ = [
     "create_sampling_resume",
 ]
 
-ADVICE = f"set `model` and list the server in `servers` of [plugins.sampling]; with review on, {REVIEW_FIX}"
+ADVICE = (
+    "set `model` and list the server in `servers` of [plugins.sampling] "
+    '(with `review = "always"`, legacy-protocol servers are not offered sampling)'
+)
 
 mcpbridge_plugin = Plugin(settings=Settings, position=55, after=("elicitation",), answers=("sampling",), advice=ADVICE)
 """Inside elicitation: that plugin asks the person, this one answers the model's part of a round."""

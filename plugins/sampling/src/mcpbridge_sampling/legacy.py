@@ -5,6 +5,7 @@ server, never a broken session."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from mcp.client.session import ClientRequestContext
@@ -12,6 +13,8 @@ from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, CreateMessageRequestParam
 
 from mcpbridge import describe
 from mcpbridge_sampling.sampler import Refused, Sampler
+
+logger = logging.getLogger(__name__)
 
 REVIEW_FIX = (
     "a legacy-protocol server asks for sampling mid-call, where the agent cannot pause for a review: "
@@ -32,6 +35,7 @@ def sampling_callback(server: str, sampler: Sampler) -> Any:
         except Refused as refused:
             return ErrorData(code=INVALID_REQUEST, message=f"mcpbridge: server {server!r} {refused}")
         except Exception as exc:  # never let the server's request break the session
-            return ErrorData(code=INTERNAL_ERROR, message=f"mcpbridge: sampling failed: {describe(exc)}")
+            logger.warning("mcpbridge-sampling: answering server %r failed: %s", server, describe(exc))
+            return ErrorData(code=INTERNAL_ERROR, message=f"mcpbridge: sampling failed ({type(exc).__qualname__})")
 
     return answer

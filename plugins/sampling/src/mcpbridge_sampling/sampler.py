@@ -1,10 +1,12 @@
 """One sampling request answered by a chat model: the limits checked, the model chosen and
 called, the reply converted, and a GenAI `chat` span with the token usage. Prompts and
-replies never reach a span, a log or an error message."""
+replies never reach a span, a log or an error message; a model's own error text reaches only
+the log."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +21,7 @@ from mcpbridge_sampling.models import ModelChooser
 from mcpbridge_sampling.settings import Settings
 
 _VERSION = "0.1.0"
+logger = logging.getLogger(__name__)
 
 
 class Refused(Exception):
@@ -83,8 +86,15 @@ class Sampler:
                     "(`timeout` in [plugins.sampling])"
                 ) from None
             except Exception as exc:
+                # Provider errors may quote keys or the prompt: the server and the agent get
+                # the kind of failure; the details go to the (redacted) log.
                 _failed(span, type(exc).__qualname__)
-                raise Refused(f"asked for sampling, and model {chosen.name!r} failed: {describe(exc)}") from None
+                logger.warning(
+                    "mcpbridge-sampling: model %r failed for server %r: %s", chosen.name, server_name, describe(exc)
+                )
+                raise Refused(
+                    f"asked for sampling, and model {chosen.name!r} failed ({type(exc).__qualname__}; see the log)"
+                ) from None
             result, used = to_result(reply, chosen.name), usage(reply)
             span.set_attributes(semconv.response_attributes(result, used))
         return Draft(result, max_tokens, used)
