@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeAlias, TypeVar, cast
 
 import anyio
 import httpx2
@@ -31,13 +31,26 @@ from mcp.types import (
     CONNECTION_CLOSED,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     REQUEST_TIMEOUT,
+    CallToolRequest,
+    CallToolRequestParams,
     CallToolResult,
+    CancelTaskRequest,
+    CancelTaskRequestParams,
+    CancelTaskResult,
+    CreateTaskResult,
+    GetTaskPayloadRequest,
+    GetTaskPayloadRequestParams,
+    GetTaskRequest,
+    GetTaskRequestParams,
+    GetTaskResult,
     InputRequiredResult,
     LoggingLevel,
     LoggingMessageNotification,
     LoggingMessageNotificationParams,
     PaginatedRequestParams,
     RequestParamsMeta,
+    Task,
+    TaskMetadata,
     TextContent,
     Tool,
     ToolListChangedNotification,
@@ -50,7 +63,7 @@ from mcpbridge._config import ServerConfig
 from mcpbridge._declaration import Capability
 from mcpbridge._errors import ConfigError, ServerConnectionError, ServerRequestError, ToolTimeoutError, describe
 from mcpbridge._httpfields import check_headers
-from mcpbridge._pipeline import ToolCallRequest
+from mcpbridge._pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._transports import Link, call_headers, open_transport
 
 logger = logging.getLogger(__name__)
@@ -186,9 +199,17 @@ class Connection:
 
         return await self._once_more_if_forgotten(None, relist)
 
-    async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult:
+    async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult | TaskHandle:
         """Send `tools/call`; the end of every interceptor chain."""
         self._check_sendable(request)
+        if request.task is not None:
+            return await self._task(request, request.task)
+        if _task_only(request):
+            return _error_result(
+                f"MCP tool {request.name!r} on server {self.name!r} runs only as an MCP task "
+                "(execution.taskSupport 'required'): install and enable the `mcpbridge-tasks` plugin "
+                "(pip install mcpbridge-tasks)"
+            )
         limit = request.timeout or self.timeout
         progress = _progress_reporter(request) if request.observers else None
 
@@ -228,6 +249,40 @@ class Connection:
             return await self._once_more_if_forgotten(request.name, send)
         finally:
             del self._in_flight[key]
+
+    async def _task(self, request: ToolCallRequest, task: TaskMetadata | str) -> CallToolResult | TaskHandle:
+        """Create the task (`TaskMetadata`) or look up the one with that id; the handle sends
+        its follow-up requests on the same session, with the call's headers."""
+        limit = request.timeout or self.timeout
+
+        async def send(what: str, run: Callable[[ClientSession, float], Awaitable[Any]]) -> Any:
+            token = call_headers.set(request.headers) if request.headers else None
+            try:
+                return await self.request(what, lambda session: run(session, limit))
+            finally:
+                if token is not None:
+                    call_headers.reset(token)
+
+        if isinstance(task, str):
+            return _handle(await send(f"tasks/get {task}", _task_getter(task)), request.name, send)
+        progress = _progress_reporter(request) if request.observers else None
+
+        async def create(current: _Open) -> CallToolResult | CreateTaskResult:
+            token = call_headers.set(request.headers) if request.headers else None
+            try:
+                created = _create_task(current.session, request, task, limit, progress)
+                result: CallToolResult | CreateTaskResult = await self._translate(
+                    request.name, current, created, deadline=time.monotonic() + limit
+                )
+                return result
+            except _Expired:
+                raise ToolTimeoutError(self.name, request.name, limit) from None
+            finally:
+                if token is not None:
+                    call_headers.reset(token)
+
+        answer = await self._once_more_if_forgotten(request.name, create)
+        return answer if isinstance(answer, CallToolResult) else _handle(answer.task, request.name, send)
 
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller."""
@@ -506,6 +561,78 @@ def _progress_reporter(request: ToolCallRequest) -> Any:
         context.run(request.notify, "progress", progress=progress, total=total, message=message)
 
     return report
+
+
+def _task_only(request: ToolCallRequest) -> bool:
+    execution = request.tool.execution if request.tool is not None else None
+    return execution is not None and execution.task_support == "required"
+
+
+async def _create_task(
+    session: ClientSession,
+    request: ToolCallRequest,
+    task: TaskMetadata,
+    limit: float,
+    progress: Any,
+) -> CallToolResult | CreateTaskResult:
+    """A task-augmented `tools/call`. The SDK's `send_request` checks a `tools/call` answer
+    against `CallToolResult` only (mcp 2.3 has no client for 2025-11-25 tasks), so this one
+    request goes to the session's dispatcher with the same stamping; its answer is parsed
+    here, and the server's error result stays an error result."""
+    params = CallToolRequestParams(
+        name=request.name, arguments=request.args, task=task, _meta=cast(RequestParamsMeta | None, request.meta)
+    )
+    data = CallToolRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
+    options: Any = {"timeout": limit}
+    if progress is not None:
+        options["on_progress"] = progress
+    session._stamp(data, options)  # private SDK members: see the docstring
+    raw = await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
+    if "task" in raw:
+        return CreateTaskResult.model_validate(raw, by_name=False)
+    return CallToolResult.model_validate(raw, by_name=False)
+
+
+_Send: TypeAlias = Callable[[str, Callable[[ClientSession, float], Awaitable[Any]]], Awaitable[Any]]
+"""`send(what, run)`: run one request on the connection's session, with the call's time limit."""
+
+
+def _task_getter(task_id: str) -> Callable[[ClientSession, float], Awaitable[GetTaskResult]]:
+    def get(session: ClientSession, limit: float) -> Awaitable[GetTaskResult]:
+        request = GetTaskRequest(params=GetTaskRequestParams(task_id=task_id))
+        return session.send_request(request, GetTaskResult, request_read_timeout_seconds=limit)
+
+    return get
+
+
+def _handle(task: Task, tool: str, send: _Send) -> TaskHandle:
+    """The follow-up requests of one task, sent through `send`."""
+    task_id = task.task_id
+
+    async def get() -> GetTaskResult:
+        result: GetTaskResult = await send(f"tasks/get {task_id}", _task_getter(task_id))
+        return result
+
+    async def payload(session: ClientSession, limit: float) -> CallToolResult:
+        request = GetTaskPayloadRequest(params=GetTaskPayloadRequestParams(task_id=task_id))
+        result = await session.send_request(request, CallToolResult, request_read_timeout_seconds=limit)
+        if not result.is_error:
+            await session.validate_tool_result(tool, result)
+        return result
+
+    async def result() -> CallToolResult:
+        answer: CallToolResult = await send(f"tasks/result {task_id}", payload)
+        return answer
+
+    def cancelling(session: ClientSession, limit: float) -> Awaitable[CancelTaskResult]:
+        request = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))
+        return session.send_request(request, CancelTaskResult, request_read_timeout_seconds=limit)
+
+    async def cancel() -> CancelTaskResult:
+        answer: CancelTaskResult = await send(f"tasks/cancel {task_id}", cancelling)
+        return answer
+
+    return TaskHandle(task=task, get=get, result=result, cancel=cancel)
 
 
 def _first_problem(exc: ValidationError) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack
 
 from langchain_core.messages import ToolMessage
-from mcp.types import CallToolResult, InputRequiredResult, Tool
+from mcp.types import CallToolResult, CancelTaskResult, GetTaskResult, InputRequiredResult, Task, TaskMetadata, Tool
 
 if TYPE_CHECKING:
     from langgraph.types import Command
@@ -23,9 +23,26 @@ if TYPE_CHECKING:
 CallObserver: TypeAlias = Callable[[str, Mapping[str, Any]], None]
 """`(event, data) -> None`: told what inner interceptors did during one call."""
 
-ToolCallResult: TypeAlias = "CallToolResult | InputRequiredResult | ToolMessage | Command[Any]"
+ToolCallResult: TypeAlias = "CallToolResult | InputRequiredResult | TaskHandle | ToolMessage | Command[Any]"
 """What a handler returns: the server's result, a request for user input (answered by the
-plugin that answers elicitation), or a message / command an interceptor produced on its own."""
+plugin that answers elicitation), the server's task for a call sent with `request.task`, or
+a message / command an interceptor produced on its own."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TaskHandle:
+    """What the handler returns for a call sent with `request.task` (MCP tasks, protocol
+    2025-11-25): the server's task as created (or, when resuming, as it is now) and its
+    follow-up requests, sent on the call's session with the call's headers. They raise
+    `ServerRequestError` when the server answers with an error."""
+
+    task: Task
+    get: Callable[[], Awaitable[GetTaskResult]]
+    """`tasks/get`: the task's status now."""
+    result: Callable[[], Awaitable[CallToolResult]]
+    """`tasks/result`: the tool's result; the server holds the answer until the task ends."""
+    cancel: Callable[[], Awaitable[CancelTaskResult]]
+    """`tasks/cancel`."""
 
 
 class RequestChanges(TypedDict, total=False):
@@ -38,6 +55,7 @@ class RequestChanges(TypedDict, total=False):
     timeout: float | None
     input_responses: dict[str, Any] | None
     request_state: str | None
+    task: TaskMetadata | str | None
     observers: tuple[CallObserver, ...]
 
 
@@ -72,6 +90,10 @@ class ToolCallRequest:
     """Entries for the ToolMessage artifact (e.g. `{"type": "myplugin", "hit": True}`).
     One list per call, shared by every `override()` copy, so outer interceptors see what
     inner ones added."""
+    task: TaskMetadata | str | None = None
+    """Send the call as an MCP task (protocol 2025-11-25): `TaskMetadata` asks the server to
+    create one, a task id resumes one created before (e.g. by a worker that died); the handler
+    then returns a `TaskHandle` (or the server's error result). None: an ordinary call."""
     observers: tuple[CallObserver, ...] = ()
     """Listeners for `notify()`; an outer interceptor adds one with
     `request.override(observers=(*request.observers, listener))`."""
@@ -89,8 +111,8 @@ class ToolCallRequest:
         if refused:
             raise AttributeError(
                 f"ToolCallRequest.{sorted(refused)[0]} is read-only: it identifies the call's server, "
-                "tool and run; change `name`, `args`, `headers`, `meta`, `timeout`, `input_responses` "
-                "or `request_state` instead"
+                "tool and run; change `name`, `args`, `headers`, `meta`, `timeout`, `input_responses`, "
+                "`request_state` or `task` instead"
             )
         return dataclasses.replace(self, **changes)
 

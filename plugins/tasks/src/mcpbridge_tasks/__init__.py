@@ -1,0 +1,31 @@
+"""mcpbridge-tasks: MCP tools that run as tasks (protocol 2025-11-25) — created, polled with
+their status streamed as events, cancelled with the agent run, resumed after a restart.
+
+    [plugins.tasks]
+    optional = [{server = "research", tool = "deep_*"}]
+"""
+
+from __future__ import annotations
+
+from mcpbridge import Plugin, hookimpl
+from mcpbridge_tasks.interceptor import ARTIFACT_TYPE, STATUS_EVENT, TaskHandle, TasksInterceptor
+from mcpbridge_tasks.ledger import NAMESPACE, Ledger
+from mcpbridge_tasks.settings import TasksSettings
+
+__all__ = ["ARTIFACT_TYPE", "NAMESPACE", "STATUS_EVENT", "Ledger", "TaskHandle", "TasksInterceptor", "TasksSettings"]
+
+mcpbridge_plugin = Plugin(
+    settings=TasksSettings, position=55, after=("approval", "elicitation"), before=("retry", "headers", "cache")
+)
+
+
+@hookimpl
+def mcpbridge_interceptors(settings: TasksSettings) -> list[TasksInterceptor]:
+    return [TasksInterceptor(settings)]
+
+
+@hookimpl
+def mcpbridge_status(settings: TasksSettings) -> str:
+    optional = f"; also {len(settings.optional)} rule(s) for optional ones" if settings.optional else ""
+    resume = "resumes tasks through the agent's store" if settings.resume else "does not resume tasks"
+    return f"runs task-required tools as MCP tasks{optional}; {resume}"

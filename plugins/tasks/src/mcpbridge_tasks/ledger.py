@@ -1,0 +1,52 @@
+"""Where a run keeps the ids of its tasks: the agent's LangGraph store (`runtime.store`,
+e.g. `AsyncSqliteStore` / `AsyncPostgresStore`), under `("mcpbridge_tasks", thread_id)`
+with the model's tool-call id as key. A worker that restarts
+the run from its checkpoint re-runs the tool call with the same thread and tool-call id,
+finds the id and polls that task instead of creating another."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from mcpbridge import ToolCallRequest
+
+NAMESPACE = "mcpbridge_tasks"
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    """The store entry of one tool call's task."""
+
+    store: BaseStore
+    namespace: tuple[str, ...]
+    key: str
+
+    @classmethod
+    def of(cls, request: ToolCallRequest) -> Ledger | None:
+        """The entry for this call, or None outside a graph run with a store and a thread."""
+        runtime = request.runtime
+        store = getattr(runtime, "store", None)
+        config: Any = getattr(runtime, "config", None) or {}
+        configurable = config.get("configurable") or {}
+        thread_id = configurable.get("thread_id")
+        if not isinstance(store, BaseStore) or thread_id is None or not request.tool_call_id:
+            return None
+        return cls(store, (NAMESPACE, str(thread_id)), request.tool_call_id)
+
+    async def task_id(self, request: ToolCallRequest) -> str | None:
+        """The id recorded for this call's (server, tool), if any."""
+        item = await self.store.aget(self.namespace, self.key)
+        value = item.value if item is not None else {}
+        same = value.get("server") == request.server_name and value.get("tool") == request.name
+        task_id = value.get("task_id")
+        return task_id if same and isinstance(task_id, str) else None
+
+    async def record(self, request: ToolCallRequest, task_id: str) -> None:
+        value = {"task_id": task_id, "server": request.server_name, "tool": request.name}
+        await self.store.aput(self.namespace, self.key, value, index=False)
+
+    async def forget(self) -> None:
+        await self.store.adelete(self.namespace, self.key)
