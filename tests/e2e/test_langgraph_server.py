@@ -77,7 +77,6 @@ class Server:
     process: subprocess.Popen[bytes]
     url: str
     log: Path
-    started_in_s: float
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -116,7 +115,6 @@ def server(notes: Notes, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
         "NOTES_MCP_MODE": "legacy",
         "AGENT_MODEL": "offline",
     }
-    start = time.monotonic()
     with log.open("wb") as out:
         process = subprocess.Popen(
             [LANGGRAPH, "dev", "--port", str(port), *DEV_OPTIONS],
@@ -127,10 +125,9 @@ def server(notes: Notes, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    running = Server(process, f"http://127.0.0.1:{port}", log, 0.0)
+    running = Server(process, f"http://127.0.0.1:{port}", log)
     try:
         _wait_ok(running)
-        running.started_in_s = time.monotonic() - start
         yield running
     finally:
         if process.poll() is None:
