@@ -18,7 +18,7 @@ from mcpbridge import MCPBridge
 from mcpbridge.testing import make_agent, tool_call_turn
 from tests.servers import sampling_server
 
-from .conftest import RecordingChatModel
+from .recording import RecordingChatModel
 
 CONFIG = {"configurable": {"thread_id": "t1"}}
 

@@ -12,7 +12,7 @@ from mcpbridge import ConfigError, MCPBridge
 from mcpbridge.testing import make_tool_call
 from tests.servers import sampling_server
 
-from .conftest import RecordingChatModel
+from .recording import RecordingChatModel
 
 
 async def call(mode: str, tool: str, args: dict[str, Any], **settings: Any) -> Any:

@@ -15,7 +15,7 @@ from mcpbridge import MCPBridge
 from mcpbridge.testing import make_tool_call, stdio_config
 from tests.servers import sampling_server
 
-from .conftest import RecordingChatModel
+from .recording import RecordingChatModel
 
 
 def server_config(transport: str, mode: str, url: str) -> dict[str, Any]:
