@@ -299,6 +299,14 @@ def test_log_redaction_is_installed_once_and_leaves_other_loggers_alone(caplog: 
     assert [r.getMessage() for r in caplog.records] == ["x ***", "y another-secret-value"]
 
 
+def test_log_redaction_leaves_records_built_without_a_logger_name_intact() -> None:
+    """`logging.makeLogRecord()` (structlog's formatter, LangGraph's server) calls the record
+    factory with no name and sets the fields afterwards: that must still build a record."""
+    install_log_redaction()
+    record = logging.makeLogRecord({"name": "structlog", "msg": "run %s", "args": ("started",)})
+    assert record.getMessage() == "run started"
+
+
 def test_redacting_filter_on_a_handler(caplog: pytest.LogCaptureFixture) -> None:
     logger = logging.getLogger("tests.security.own")
     handler = logging.Handler()

@@ -133,11 +133,12 @@ class RedactingFilter(logging.Filter):
                 self._secrets |= new
                 self._forms = secret_forms(self._secrets)
 
-    def applies_to(self, name: str) -> bool:
-        """Whether records of logger `name` are redacted (every logger unless `loggers` was given)."""
+    def applies_to(self, name: str | None) -> bool:
+        """Whether records of logger `name` are redacted (every logger unless `loggers` was given).
+        `name` may be None: `logging.makeLogRecord()` (structlog uses it) builds records without one."""
         if self._roots is None:
             return True
-        root = name.partition(".")[0]
+        root = (name or "").partition(".")[0]
         return root in self._roots or root.startswith("mcpbridge_")
 
     def filter(self, record: logging.LogRecord) -> bool:
