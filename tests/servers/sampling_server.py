@@ -21,12 +21,16 @@ from mcp.types import (
     ElicitRequest,
     ElicitRequestFormParams,
     ElicitResult,
+    ImageContent,
     InputRequiredResult,
     ModelHint,
     ModelPreferences,
     SamplingMessage,
     TextContent,
 )
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+"""A one-pixel PNG, base64."""
 
 ASKED_MAX_TOKENS = 4000
 """What `summarize` asks for: more than the plugin's default cap (1024)."""
@@ -63,6 +67,23 @@ def build() -> MCPServer:
     def summarize(text: str, summary: Annotated[CreateMessageResult, Resolve(ask_summary)], hint: str = "") -> str:
         """Summarize a text with the client's model (`hint` names a preferred model)."""
         return f"summary by {summary.model}: {text_of(summary)}"
+
+    @server.tool()
+    def caption(ctx: Context) -> str | InputRequiredResult:
+        """Asks the model to caption an image; an earlier assistant turn comes along."""
+        reply = (ctx.input_responses or {}).get("caption")
+        if reply is None:
+            image = ImageContent(data=PIXEL, mime_type="image/png")
+            conversation = [
+                SamplingMessage(role="user", content=[TextContent(text="Caption this:"), image]),
+                SamplingMessage(role="assistant", content=TextContent(text="Sure.")),
+                user("Keep it short."),
+            ]
+            params = CreateMessageRequestParams(messages=conversation, max_tokens=20, stop_sequences=["\n"])
+            return InputRequiredResult(
+                input_requests={"caption": CreateMessageRequest(params=params)}, request_state="c"
+            )
+        return f"caption ({getattr(reply, 'stop_reason', None)}): {text_of(reply)}"
 
     @server.tool()
     def summarize_and_confirm(text: str, ctx: Context) -> str | InputRequiredResult:
