@@ -10,6 +10,7 @@ import mcpbridge_elicitation
 import mcpbridge_sampling
 import pytest
 from langchain_core.messages import ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from mcpbridge_elicitation import create_elicitation_resume
 from mcpbridge_sampling import create_sampling_resume
@@ -27,7 +28,7 @@ def bridge(model: RecordingChatModel, plugins: list[object], mode: str = "modern
     return MCPBridge(
         {"notes": {"server": sampling_server.build(), "mode": mode}},
         plugins=plugins,
-        plugin_settings={"sampling": {"model": model, "servers": "all", **settings}},
+        plugin_settings={"sampling": {"model": model, "all_servers": True, **settings}},
     )
 
 
@@ -62,9 +63,34 @@ async def test_review_approves_or_edits_the_draft(decision: dict[str, Any], expe
         assert shown["draft"]["max_tokens"] == 1024
         result = await run.ainvoke(Command(resume=create_sampling_resume(pending, decision)), CONFIG)
     assert text(tool_message(result)) == expected
-    # The tool re-runs from the top on resume, so the model drafts again ("draft two"); the
-    # server still gets what the person saw and approved.
-    assert len(model.calls) == 2
+    # The tool re-runs from the top on resume and the server asks again: the draft shown
+    # waited in this process, so the model was not asked twice.
+    assert len(model.calls) == 1
+
+
+async def test_a_plain_approve_sends_the_draft_that_was_shown() -> None:
+    model = RecordingChatModel(replies=["draft one", "draft two"])
+    async with bridge(model, [mcpbridge_sampling], review="always") as mcp:
+        run = make_agent([tool_call_turn(("summarize", {"text": "t"}))], await mcp.list_tools())
+        assert (await run.ainvoke({"messages": [("user", "go")]}, CONFIG))["__interrupt__"]
+        result = await run.ainvoke(Command(resume={"type": "approve"}), CONFIG)
+    assert text(tool_message(result)) == "summary by recorder-1: draft one"
+
+
+async def test_resumed_by_another_worker_the_approved_text_is_sent() -> None:
+    """Another process (here: another bridge on the same checkpointer) drafts anew on resume;
+    `create_sampling_resume` pinned the text the person approved."""
+    saver = InMemorySaver()
+    first = RecordingChatModel(replies=["draft one"])
+    async with bridge(first, [mcpbridge_sampling], review="always") as mcp:
+        run = make_agent([tool_call_turn(("summarize", {"text": "t"}))], await mcp.list_tools(), checkpointer=saver)
+        [pending] = (await run.ainvoke({"messages": [("user", "go")]}, CONFIG))["__interrupt__"]
+    second = RecordingChatModel(replies=["draft two"])
+    async with bridge(second, [mcpbridge_sampling], review="always") as mcp:
+        run = make_agent([], await mcp.list_tools(), checkpointer=saver)
+        result = await run.ainvoke(Command(resume=create_sampling_resume(pending)), CONFIG)
+    assert text(tool_message(result)) == "summary by recorder-1: draft one"
+    assert len(second.calls) == 1
 
 
 async def test_review_rejects_the_draft() -> None:

@@ -51,15 +51,15 @@ async def test_a_server_not_listed_that_asks_anyway_is_refused(recorder: Recordi
 
 
 async def test_without_a_model_nothing_is_answered(recorder: RecordingChatModel) -> None:
-    message = await call("modern", "brainstorm", {"rounds": 1}, servers="all")
+    message = await call("modern", "brainstorm", {"rounds": 1}, all_servers=True)
     assert "no model answers it: set `model` in [plugins.sampling]" in text(message)
 
 
 async def test_requests_per_call_are_bounded(recorder: RecordingChatModel) -> None:
     recorder.replies = ["tea", "cake", "jam"]
-    ok = await call("modern", "brainstorm", {"rounds": 3}, model=recorder, servers="all", max_requests=3)
+    ok = await call("modern", "brainstorm", {"rounds": 3}, model=recorder, all_servers=True, max_requests=3)
     assert text(ok) == "ideas: tea, cake, jam"
-    message = await call("modern", "brainstorm", {"rounds": 3}, model=recorder, servers="all", max_requests=2)
+    message = await call("modern", "brainstorm", {"rounds": 3}, model=recorder, all_servers=True, max_requests=2)
     assert message.status == "error"
     assert "made more than 2 sampling requests in one call" in text(message)
     assert "`max_requests` in [plugins.sampling]" in text(message)
@@ -77,7 +77,7 @@ async def test_model_preference_hints_pick_the_mapped_model(hint: str, answered_
         {"text": "t", "hint": hint},
         model=models["recorder-1"],
         models={"haiku": models["fast-1"], "gpt-4.1-mini": models["big-1"]},
-        servers="all",
+        all_servers=True,
     )
     assert text(message) == "summary by " + answered_by + ": a one-line summary"
     assert [name for name, model in models.items() if model.calls] == [answered_by]
@@ -88,7 +88,7 @@ async def test_a_failing_model_is_an_error_answer_not_a_broken_session(
     mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     model = RecordingChatModel(fail="provider down (key sk-secret-123)")
-    message = await call(mode, "summarize", {"text": "t"}, model=model, servers="all")
+    message = await call(mode, "summarize", {"text": "t"}, model=model, all_servers=True)
     assert message.status == "error"
     # modern: the tool call fails with our message; legacy: the server got it as an error
     # answer and failed the call with it. The provider's own text stays in the log.
@@ -98,7 +98,7 @@ async def test_a_failing_model_is_an_error_answer_not_a_broken_session(
 
 
 async def test_a_missing_provider_package_is_a_config_error() -> None:
-    message = await call("modern", "brainstorm", {"rounds": 1}, model="openai:gpt-4.1-mini", servers="all")
+    message = await call("modern", "brainstorm", {"rounds": 1}, model="openai:gpt-4.1-mini", all_servers=True)
     assert message.status == "error"
     assert "`model` = 'openai:gpt-4.1-mini': the provider's package is missing" in text(message)
     assert "pip install langchain-openai" in text(message)

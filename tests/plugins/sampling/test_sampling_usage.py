@@ -29,7 +29,7 @@ def exporter() -> InMemorySpanExporter:
 def settings(model: RecordingChatModel, exporter: InMemorySpanExporter) -> dict[str, Any]:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return {"model": model, "servers": "all", "tracer_provider": provider}
+    return {"model": model, "all_servers": True, "tracer_provider": provider}
 
 
 @pytest.mark.parametrize("mode", ["modern", "legacy"])

@@ -59,7 +59,7 @@ def mcpbridge_client_options(server_name: str, settings: Settings) -> Mapping[st
 def mcpbridge_status(settings: Settings) -> str:
     if settings.model is None:
         return "answers no sampling request: set `model` in [plugins.sampling]"
-    servers = "every server" if settings.servers == "all" else ", ".join(settings.servers) or "no server"
+    servers = "every server" if settings.all_servers else ", ".join(settings.servers) or "no server"
     return f"answers sampling for {servers} (max_tokens {settings.max_tokens}, review {settings.review})"
 
 

@@ -8,6 +8,7 @@ merged back in."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from typing import Any
 
@@ -19,7 +20,7 @@ from mcpbridge_sampling.sampler import Draft, Refused, Sampler
 
 ARTIFACT_TYPE = "mcpbridge_sampling"
 _KEPT = 256
-"""Rounds whose sampling answers wait for the outer plugin's re-call (oldest dropped)."""
+"""Rounds (and drafts) kept waiting for a re-call or a resume; the oldest are dropped."""
 
 _Round = tuple[str, str, str | None, str | None]
 
@@ -30,6 +31,8 @@ class SamplingInterceptor:
     def __init__(self, sampler: Sampler) -> None:
         self.sampler = sampler
         self._kept: OrderedDict[_Round, tuple[dict[str, Any], int]] = OrderedDict()
+        self._drafts: OrderedDict[tuple[str | None, ...], Draft] = OrderedDict()
+        """Drafts shown to a person, until their decision comes back (oldest dropped)."""
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         current, answered = self._merged(request)
@@ -56,14 +59,26 @@ class SamplingInterceptor:
         return result
 
     async def _answer(self, request: ToolCallRequest, key: str, asked: CreateMessageRequest) -> CreateMessageResult:
+        if self.sampler.settings.review == "never":
+            return (await self._draft(request, key, asked)).result
+        # On resume LangGraph re-runs the tool and the server asks again: the draft the person
+        # was shown waits here, so this process does not draft anew (another process does).
+        held = (*_round(request, key), hashlib.sha256(asked.model_dump_json().encode()).hexdigest())
+        draft = self._drafts.get(held) or await self._draft(request, key, asked)
+        self._drafts[held] = draft
+        while len(self._drafts) > _KEPT:
+            self._drafts.popitem(last=False)
+        result = _reviewed(request, key, asked, draft)  # pauses the run (raises) the first time
+        self._drafts.pop(held, None)
+        return result
+
+    async def _draft(self, request: ToolCallRequest, key: str, asked: CreateMessageRequest) -> Draft:
         try:
             draft = await self.sampler.draft(request.server_name, asked.params)
         except Refused as refused:
             raise _failed(request, str(refused)) from None
         request.notify("sampling", server_name=request.server_name, name=request.name, key=key, **draft.report())
-        if self.sampler.settings.review == "never":
-            return draft.result
-        return _reviewed(request, key, asked, draft)
+        return draft
 
     def _merged(self, request: ToolCallRequest) -> tuple[ToolCallRequest, int]:
         """`request` with the sampling answers kept for its round, if any, and how many

@@ -3,9 +3,9 @@ check every decision passes, and `create_sampling_resume`.
 
 Decisions (HumanInTheLoopMiddleware shapes): `{"type": "approve"}`, `{"type": "edit",
 "text": "..."}` (the server gets this text instead), `{"type": "reject", "message": "..."}`
-(the tool call fails with that message). On resume LangGraph re-runs the tool, so the model
-drafts again; the check therefore turns `approve` into the exact text the person saw, and
-`create_sampling_resume` runs it against the payload they were shown."""
+(the tool call fails with that message). On resume LangGraph re-runs the tool; in another
+process the model drafts again, so the check turns `approve` into the exact text the person
+saw, and `create_sampling_resume` runs it against the payload they were shown."""
 
 from __future__ import annotations
 

@@ -20,9 +20,11 @@ class Settings(BaseModel):
 
     model: ModelSpec | None = None
     """The model that answers when no hint in `models` matches."""
-    servers: list[ServerName] | Literal["all"] = Field(default_factory=list)
+    servers: list[ServerName] = Field(default_factory=list)
     """Servers allowed to ask; the others are not offered sampling. Sampling spends your
     tokens on a server's prompt, so no server may ask until it is listed."""
+    all_servers: bool = False
+    """Allow every configured server instead of listing them."""
     models: dict[str, ModelSpec] = Field(default_factory=dict)
     """Model-preference hint → model: the server's hints are tried in order, and the first
     one that contains a key, or is contained in one (case-insensitive), picks that model."""
@@ -40,4 +42,4 @@ class Settings(BaseModel):
 
     def allows(self, server_name: str) -> bool:
         """Whether `server_name` may ask for sampling."""
-        return self.model is not None and (self.servers == "all" or server_name in self.servers)
+        return self.model is not None and (self.all_servers or server_name in self.servers)
