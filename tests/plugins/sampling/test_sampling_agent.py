@@ -144,3 +144,19 @@ async def test_without_the_sampling_plugin_the_round_fails_naming_sampling() -> 
     assert message.status == "error"
     assert "asked for sampling (['summary']), which no enabled plugin answered" in text(message)
     assert "`Plugin(answers=('sampling',))`" in text(message)
+
+
+async def test_a_reviewed_draft_survives_a_later_pause_in_the_same_call() -> None:
+    """Review, then the person's own question: two pauses, two resumes, each re-running the
+    tool; the server gets the draft that was reviewed, drafted once."""
+    model = RecordingChatModel(replies=["draft one", "draft two"])
+    async with bridge(model, [mcpbridge_elicitation, mcpbridge_sampling], review="always") as mcp:
+        run = make_agent([tool_call_turn(("summarize_and_confirm", {"text": "t"}))], await mcp.list_tools())
+        [review] = (await run.ainvoke({"messages": [("user", "go")]}, CONFIG))["__interrupt__"]
+        assert review.value["type"] == "mcp_sampling"
+        [question] = (await run.ainvoke(Command(resume={"type": "approve"}), CONFIG))["__interrupt__"]
+        assert question.value["type"] == "mcp_elicitation"
+        resume = create_elicitation_resume(question, {"confirm": {"action": "accept", "content": {"ok": True}}})
+        result = await run.ainvoke(Command(resume=resume), CONFIG)
+    assert text(tool_message(result)) == "published: draft one"
+    assert len(model.calls) == 1

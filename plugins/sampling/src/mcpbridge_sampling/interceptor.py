@@ -32,7 +32,7 @@ class SamplingInterceptor:
         self.sampler = sampler
         self._kept: OrderedDict[_Round, tuple[dict[str, Any], int]] = OrderedDict()
         self._drafts: OrderedDict[tuple[str | None, ...], Draft] = OrderedDict()
-        """Drafts shown to a person, until their decision comes back (oldest dropped)."""
+        """Drafts shown to a person, by call and request (the oldest dropped)."""
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         current, answered = self._merged(request)
@@ -61,16 +61,16 @@ class SamplingInterceptor:
     async def _answer(self, request: ToolCallRequest, key: str, asked: CreateMessageRequest) -> CreateMessageResult:
         if self.sampler.settings.review == "never":
             return (await self._draft(request, key, asked)).result
-        # On resume LangGraph re-runs the tool and the server asks again: the draft the person
-        # was shown waits here, so this process does not draft anew (another process does).
+        # On every resume LangGraph re-runs the tool and the server asks again (a later pause
+        # in the same call, e.g. elicitation, resumes it once more): the draft the person was
+        # shown stays here, so this process never drafts anew for that call (another does).
         held = (*_round(request, key), hashlib.sha256(asked.model_dump_json().encode()).hexdigest())
         draft = self._drafts.get(held) or await self._draft(request, key, asked)
         self._drafts[held] = draft
+        self._drafts.move_to_end(held)
         while len(self._drafts) > _KEPT:
             self._drafts.popitem(last=False)
-        result = _reviewed(request, key, asked, draft)  # pauses the run (raises) the first time
-        self._drafts.pop(held, None)
-        return result
+        return _reviewed(request, key, asked, draft)  # pauses the run (raises) the first time
 
     async def _draft(self, request: ToolCallRequest, key: str, asked: CreateMessageRequest) -> Draft:
         try:
