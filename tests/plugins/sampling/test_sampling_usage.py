@@ -9,12 +9,13 @@ from typing import Any
 import mcpbridge_events
 import mcpbridge_sampling
 import pytest
+from mcpbridge_otel import OtelInterceptor
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from mcpbridge import MCPBridge
+from mcpbridge import MCPBridge, Plugin, ToolCallInterceptor, hookimpl
 from mcpbridge.testing import make_agent, tool_call_turn
 from tests.servers import sampling_server
 
@@ -99,3 +100,32 @@ async def test_usage_reaches_the_events_stream(recorder: RecordingChatModel, exp
     streamed = json.dumps([c for c in chunks if c.get("event") not in ("started", "finished")])
     assert "secret plan" not in streamed
     assert "one-line summary" not in streamed
+
+
+class TracedCalls:
+    """The otel plugin's interceptor at its place in the chain, on the test's own provider."""
+
+    mcpbridge_plugin = Plugin(position=20)
+
+    def __init__(self, provider: TracerProvider) -> None:
+        self.provider = provider
+
+    @hookimpl
+    def mcpbridge_interceptors(self) -> list[ToolCallInterceptor]:
+        return [OtelInterceptor(tracer_provider=self.provider)]
+
+
+async def test_the_chat_span_is_a_child_of_the_tool_call_span(
+    recorder: RecordingChatModel, exporter: InMemorySpanExporter
+) -> None:
+    sampling = settings(recorder, exporter)
+    async with MCPBridge(
+        {"notes": {"server": sampling_server.build(), "mode": "modern"}},
+        plugins=[TracedCalls(sampling["tracer_provider"]), mcpbridge_sampling],
+        plugin_settings={"sampling": sampling},
+    ) as bridge:
+        await bridge.call_tool("notes", "summarize", {"text": "t"})
+    spans = {span.name: span for span in exporter.get_finished_spans()}
+    chat, tool = spans["chat recorder-1"], spans["execute_tool summarize"]
+    assert chat.parent is not None
+    assert chat.parent.span_id == tool.context.span_id
