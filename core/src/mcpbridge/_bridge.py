@@ -13,7 +13,8 @@ from typing import Any, Literal, TypeVar
 from langchain_core.documents.base import Blob
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from mcp.client.session import ClientSession
-from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool
+from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate, Root, Tool
+from pydantic import ValidationError
 
 from mcpbridge._beyond_tools import (
     ServerInfo,
@@ -24,13 +25,15 @@ from mcpbridge._beyond_tools import (
     to_blobs,
     to_messages,
 )
-from mcpbridge._config import Settings, build_settings, expand_env, load_settings
+from mcpbridge._claims import LOCAL_CLAIMS, ClaimStore, claiming
+from mcpbridge._config import ServerConfig, Settings, build_settings, expand_env, load_settings
 from mcpbridge._connections import Connection
 from mcpbridge._errors import ConfigError, ServerConnectionError
 from mcpbridge._loops import HomeLoop
 from mcpbridge._pipeline import ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._plugins import PluginHost
 from mcpbridge._redaction import install_log_redaction
+from mcpbridge._roots import RootConfig, Roots, roots_changed
 from mcpbridge._schemas import server_schema_validator
 from mcpbridge._tools import MCPTool, ToolBinding
 
@@ -74,12 +77,16 @@ class MCPBridge:
         self.plugins = PluginHost(self.settings, plugins, direct=bool(interceptors))
         self.plugins.configure()
         self._interceptors = tuple(self.plugins.interceptors(interceptors))
+        self.claims: ClaimStore = self.plugins.claim_store() or LOCAL_CLAIMS
+        """Where resumed calls are claimed, so that one worker runs each (see `_claims`)."""
+        configured = self.settings.servers.items()
+        self._roots = {name: Roots(name, server.roots) for name, server in configured if server.roots is not None}
         self.connections = {
             name: Connection(
                 name,
                 server,
                 timeout=self.settings.server_timeout(name),
-                client_options=self.plugins.client_options(name, server),
+                client_options=self._client_options(name, server),
                 max_result_bytes=self.settings.server_max_result_bytes(name),
                 unanswered=self.plugins.unanswered,
             )
@@ -87,6 +94,18 @@ class MCPBridge:
         }
         self._home = HomeLoop()
         self._tools: dict[tuple[str, str], tuple[Tool, MCPTool]] = {}
+
+    def _client_options(self, name: str, server: ServerConfig) -> dict[str, Any]:
+        options = self.plugins.client_options(name, server)
+        roots = self._roots.get(name)
+        if roots is not None:
+            if "list_roots_callback" in options:
+                raise ConfigError(
+                    f"server {name!r} has `roots` configured and a plugin also answers its roots "
+                    "(`list_roots_callback`): drop one of them"
+                )
+            options.update(roots.client_options())
+        return options
 
     @property
     def interceptors(self) -> tuple[ToolCallInterceptor, ...]:
@@ -138,6 +157,7 @@ class MCPBridge:
 
     async def _close_all(self) -> None:
         await asyncio.gather(*(c.aclose() for c in self.connections.values()))
+        await self.claims.aclose()
         await self.plugins.teardown()
 
     # -- tools ---------------------------------------------------------------------
@@ -252,6 +272,34 @@ class MCPBridge:
         )
         return to_messages(result)
 
+    def roots(self, server: str) -> list[Root]:
+        """The roots `server` is told (its `roots` config, or what `set_roots` set last)."""
+        self._connection(server)
+        found = self._roots.get(server)
+        return list(found.result.roots) if found is not None else []
+
+    async def set_roots(self, server: str, roots: Sequence[str | Mapping[str, Any]]) -> None:
+        """Replace the roots of `server` (`file://` URIs, or `{"uri": ..., "name": ...}`) and,
+        when its session is open on the legacy protocol, send it
+        `notifications/roots/list_changed` (the modern protocol has no such notification:
+        a modern server gets the new roots the next time it asks)."""
+        self._connection(server)
+        found = self._roots.get(server)
+        if found is None:
+            raise ConfigError(
+                f"server {server!r} was not given `roots`, so it was never told this client has roots: "
+                "configure `roots = []` (or its first roots) for it, then change them with `set_roots`"
+            )
+        try:
+            checked = [RootConfig.model_validate(root) for root in roots]
+        except ValidationError as exc:
+            problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+            raise ConfigError(f"set_roots for server {server!r}: {problems}") from None
+        found.set(checked)
+        connection = self.connections[server]
+        if connection.connected:
+            await self._home.submit(connection.request("notifications/roots/list_changed", roots_changed))
+
     def calls_in_flight(self, server: str) -> tuple[ToolCallRequest, ...]:
         """The tool calls on `server` that have been sent and not yet answered, e.g. for a
         client callback (elicitation, sampling) that wants to know which call it serves."""
@@ -269,10 +317,12 @@ class MCPBridge:
         if cached is not None and cached[0] == mcp_tool:
             return cached[1]
         connection = self.connections[server]
+        roots = self._roots.get(server)
+        terminal = roots.answering(connection.call_tool) if roots is not None else connection.call_tool
         binding = ToolBinding(
             server_name=server,
             tool=mcp_tool,
-            handler=compose(self.interceptors, connection.call_tool),
+            handler=compose(self.interceptors, claiming(terminal, self.claims)),
             validator=server_schema_validator(mcp_tool.input_schema, server=server, tool=mcp_tool.name),
             handles_transport_errors=self.settings.handles_transport_errors(server),
             max_argument_bytes=self.settings.server_max_argument_bytes(server),

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mcpbridge._errors import ConfigError
 from mcpbridge._httpfields import header_problem, value_problem
 from mcpbridge._redaction import SECRET_NAME, redact_text, redact_url
+from mcpbridge._roots import RootConfig
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 MODERN_PROTOCOL = "2026-07-28"
@@ -62,6 +63,9 @@ class ServerConfig(BaseModel):
     handle_transport_errors: bool | None = None
     max_argument_bytes: int | None = Field(default=None, gt=0)
     max_result_bytes: int | None = Field(default=None, gt=0)
+    roots: list[RootConfig] | None = None
+    """`file://` URIs (or `{uri = ..., name = ...}` tables) the server may work in, answered on
+    `roots/list`; change them with `MCPBridge.set_roots()`. Unset: the client has no roots."""
 
     @field_validator("headers")
     @classmethod

@@ -5,6 +5,8 @@ to do.
     ├── ConfigError            bad configuration (file, environment, Python arguments)
     ├── PluginError            a plugin could not be found, loaded or configured
     ├── ServerRequestError     a server's error answer to a request that is not a tool call
+    ├── ResumeConflictError    another worker already resumed this paused call; nothing ran
+    ├── ClaimStoreError        a resumed call could not be claimed (store unreachable); nothing ran
     └── ToolCallError          one tool call failed; also a LangChain ToolException, so the
         │                      agent gets an error ToolMessage and goes on
         ├── InvalidToolArguments   the arguments do not fit (schema, size, encoding)
@@ -49,6 +51,25 @@ class ServerRequestError(MCPBridgeError):
         self.server_name = server_name
         self.request = request
         self.code = code
+
+
+class ResumeConflictError(MCPBridgeError):
+    """A paused call (approval, elicitation) was resumed here, but another worker had already
+    resumed the same interrupt and claimed its execution: this resume sent nothing. Not a
+    `ToolException`, so the agent writes no result for it: the losing `graph.invoke` raises,
+    and the thread's state holds the winner's result. `holder` names the winning worker."""
+
+    def __init__(self, message: str, *, server_name: str, name: str, thread_id: str, holder: str) -> None:
+        super().__init__(message)
+        self.server_name = server_name
+        self.name = name
+        self.thread_id = thread_id
+        self.holder = holder
+
+
+class ClaimStoreError(MCPBridgeError):
+    """The store where workers claim resumed calls failed; the call was not sent, and the
+    same resume can be sent again once the store is reachable."""
 
 
 class ToolCallError(MCPBridgeError, ToolException):

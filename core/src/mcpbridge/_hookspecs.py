@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pluggy
 
 if TYPE_CHECKING:
+    from mcpbridge._claims import ClaimStore
     from mcpbridge._config import ServerConfig
     from mcpbridge._pipeline import ToolCallInterceptor
     from mcpbridge._plugins import PluginConfig
@@ -62,6 +63,14 @@ def mcpbridge_client_options(
     giving the same option is an error. Wrap a value in `mcpbridge.ModernOnly(...)` when it can
     answer modern-protocol servers only: a legacy server is then never told the client has
     that capability. Declare what you answer in `Plugin(answers=...)`."""
+
+
+@hookspec
+def mcpbridge_claim_store(settings: Any, config: PluginConfig) -> ClaimStore | None:
+    """Provide the store where workers claim resumed calls (shared by every worker that may
+    resume the same threads), once per bridge, or None. At most one plugin may provide one;
+    without any, claims are held in this process. The bridge calls its `aclose()` when it
+    closes."""
 
 
 @hookspec

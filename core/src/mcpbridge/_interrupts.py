@@ -19,6 +19,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import Interrupt, interrupt
 from pydantic import AfterValidator, WithJsonSchema
 
+from mcpbridge._claims import note_resumed
 from mcpbridge._errors import CannotPauseError
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ def pause(
     whoever resumed the run, and LangGraph saves nothing, so the interrupt can be answered
     again. `schema` is the JSON Schema clients see as the interrupt's `response_schema`.
     `on_pause` runs only when the call really pauses (not when a resume value is replayed).
+    Once it returns, the call is marked as resumed: its request to the server is claimed
+    first, so that only one worker resuming this interrupt sends it (see `_claims`).
     """
     problem = pause_problem()
     if problem is not None:
@@ -66,11 +69,16 @@ def pause(
     if check is not None:
         response_schema = Annotated[Any, AfterValidator(check), WithJsonSchema(dict(schema or {}))]
     try:
-        return interrupt(dict(value), response_schema=response_schema)
+        answer = interrupt(dict(value), response_schema=response_schema)
     except GraphInterrupt:
         if on_pause is not None:
             on_pause()
         raise
+    configurable = get_config()["configurable"]
+    scratchpad = configurable[CONFIG_KEY_SCRATCHPAD]
+    # Every answer the task has, consumed or not yet: the same for every pause of this run.
+    note_resumed(configurable, len(scratchpad.resume) + (scratchpad.get_null_resume(False) is not None))
+    return answer
 
 
 def interrupt_id(item: Interrupt | str) -> str:

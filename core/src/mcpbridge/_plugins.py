@@ -18,6 +18,7 @@ import pluggy
 from pydantic import BaseModel, ValidationError
 
 from mcpbridge import _hookspecs as hookspecs
+from mcpbridge._claims import ClaimStore
 from mcpbridge._config import ServerConfig, Settings
 from mcpbridge._declaration import DECLARATION, Capability, Plugin
 from mcpbridge._errors import ConfigError, PluginError
@@ -263,6 +264,27 @@ class PluginHost:
                 owners[key] = impl.plugin_name
                 merged[key] = value
         return merged
+
+    def claim_store(self) -> ClaimStore | None:
+        """The claim store a plugin provides (`mcpbridge_claim_store`), or None."""
+        found: ClaimStore | None = None
+        owner = ""
+        for impl in self._impls("mcpbridge_claim_store"):
+            store = self._call(impl)
+            if store is None:
+                continue
+            if not isinstance(store, ClaimStore):
+                raise PluginError(
+                    f"plugin {impl.plugin_name!r} returned {type(store).__name__} from mcpbridge_claim_store, "
+                    "which has no `async claim(key, owner)` and `async aclose()`"
+                )
+            if found is not None:
+                raise PluginError(
+                    f"plugins {owner!r} and {impl.plugin_name!r} both provide a claim store "
+                    "(mcpbridge_claim_store); enable only one of them"
+                )
+            found, owner = store, impl.plugin_name
+        return found
 
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""

@@ -22,6 +22,7 @@ from mcp.types import CallToolResult, InputRequiredResult, Tool
 from pydantic import PrivateAttr
 
 from mcpbridge._callbacks import nobody_listens
+from mcpbridge._claims import RESUMED
 from mcpbridge._declaration import Capability
 from mcpbridge._errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
 from mcpbridge._loops import HomeLoop
@@ -160,6 +161,7 @@ class MCPTool(BaseTool):
         # Arguments that cannot travel as UTF-8 JSON would break the transport for every
         # caller sharing the session: they are invalid arguments, like a schema mismatch.
         problem = wire_problems(arguments, binding.max_argument_bytes) or schema_problems(binding.validator, arguments)
+        resumed = RESUMED.set(None)  # whether this call resumes from an interrupt: its own to say
         try:
             if problem is not None:
                 raise InvalidToolArguments(
@@ -173,6 +175,8 @@ class MCPTool(BaseTool):
             if isinstance(error, ServerConnectionError) and not binding.handles_transport_errors:
                 raise
             return self._failed(error, request)
+        finally:
+            RESUMED.reset(resumed)
 
     def _output(self, result: Any, request: ToolCallRequest) -> Any:
         if isinstance(result, InputRequiredResult):

@@ -1,0 +1,140 @@
+"""At most one execution of a resumed call, however many workers resume it.
+
+LangGraph lets any process resume a paused thread from its checkpoint, and nothing stops
+two processes from resuming the same interrupt at once: both re-run the tool node. So a
+call that resumed from an interrupt in this run claims its execution once, right before
+its request goes to the server, keyed by the thread, the task's checkpoint namespace, the
+tool call and how many answers the task has; the first owner wins, the others get a
+`ResumeConflictError` and send nothing. Calls that never paused claim nothing.
+
+A claim store is anything with `claim(key, owner) -> holder` (the owner now holding the
+key: `owner` itself when the claim is won or was already this owner's) and `aclose()`.
+Claims are kept until the store's TTL ends them, so a worker killed after claiming leaves
+the call claimed: a later resume gets the clear error, never a second execution.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from mcpbridge._errors import ClaimStoreError, ResumeConflictError
+from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
+
+DEFAULT_CLAIM_TTL = 7 * 24 * 3600.0
+"""How long a claim is kept by default (seconds): longer than any resume is retried."""
+
+
+@runtime_checkable
+class ClaimStore(Protocol):
+    """Where workers claim resumed calls; shared by every worker that resumes the same threads."""
+
+    async def claim(self, key: str, owner: str) -> str:
+        """Claim `key` for `owner` unless another owner holds it (and its claim has not
+        expired); return the owner holding it now."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections; the store stays usable (it reconnects when needed)."""
+        ...
+
+
+class LocalClaims:
+    """Claims held in this process: enough for one worker process, or for tests."""
+
+    def __init__(self, ttl: float = DEFAULT_CLAIM_TTL) -> None:
+        self.ttl = ttl
+        self._held: dict[str, tuple[str, float]] = {}
+
+    async def claim(self, key: str, owner: str) -> str:
+        now = time.monotonic()
+        held = self._held.get(key)
+        if held is not None and held[0] != owner and held[1] > now:
+            return held[0]
+        if len(self._held) > 1024:
+            self._held = {k: v for k, v in self._held.items() if v[1] > now}
+        self._held[key] = (owner, now + self.ttl)
+        return owner
+
+    async def aclose(self) -> None:
+        return None
+
+
+LOCAL_CLAIMS = LocalClaims()
+"""The process-wide store a bridge uses when no plugin provides one (`mcpbridge_claim_store`)."""
+
+
+@dataclass(slots=True)
+class ResumeMark:
+    """This tool call resumed from an interrupt in this run: what its claim is keyed by."""
+
+    thread_id: str
+    checkpoint_ns: str
+    answers: int
+    """How many of the task's interrupts have answers: a later round of questions is a new claim."""
+    owner: str
+    won: bool = False
+
+    def key(self, request: ToolCallRequest) -> str:
+        return "\x1f".join(
+            ("mcpbridge-resume", self.thread_id, self.checkpoint_ns, request.tool_call_id or "", str(self.answers))
+        )
+
+
+RESUMED: ContextVar[ResumeMark | None] = ContextVar("mcpbridge_resumed", default=None)
+"""Set by `pause()` when it returns an answer; `MCPTool` scopes it to one call."""
+
+_WORKER = f"{socket.gethostname()}:{os.getpid()}"
+
+
+def note_resumed(configurable: Mapping[str, Any], answers: int) -> None:
+    """Record that the current call resumed from an interrupt (once per call: one owner)."""
+    if RESUMED.get() is None:
+        RESUMED.set(
+            ResumeMark(
+                thread_id=str(configurable.get("thread_id", "")),
+                checkpoint_ns=str(configurable.get("checkpoint_ns", "")),
+                answers=answers,
+                owner=f"{_WORKER}:{uuid.uuid4().hex[:12]}",
+            )
+        )
+
+
+def claiming(terminal: ToolCallHandler, store: ClaimStore) -> ToolCallHandler:
+    """`terminal` preceded by the claim of a resumed call; a call that never paused goes
+    straight through."""
+
+    async def send(request: ToolCallRequest) -> Any:
+        mark = RESUMED.get()
+        if mark is not None and not mark.won:
+            await _claim(store, mark, request)
+        return await terminal(request)
+
+    return send
+
+
+async def _claim(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest) -> None:
+    what = f"tool {request.name!r} on server {request.server_name!r} in thread {mark.thread_id!r}"
+    try:
+        holder = await store.claim(mark.key(request), mark.owner)
+    except Exception as exc:
+        raise ClaimStoreError(
+            f"the resumed call of {what} could not be claimed, so it was not sent: the claim store failed "
+            f"({type(exc).__name__}: {exc}); resume again once the store is reachable"
+        ) from exc
+    if holder != mark.owner:
+        raise ResumeConflictError(
+            f"the resumed call of {what} was already resumed by another worker (claimed by {holder}); "
+            "this resume ran nothing: read the thread's state for the result",
+            server_name=request.server_name,
+            name=request.name,
+            thread_id=mark.thread_id,
+            holder=holder,
+        )
+    mark.won = True

@@ -1,0 +1,33 @@
+"""mcpbridge-claims: many workers resume the same paused call; exactly one runs it.
+
+[plugins.claims]
+url = "postgresql://app@db/app"    # or "redis://cache:6379/0"
+ttl = 604800                       # seconds a claim is kept
+"""
+
+from __future__ import annotations
+
+from mcpbridge import Plugin, hookimpl
+from mcpbridge_claims.postgres_store import PostgresClaims
+from mcpbridge_claims.redis_store import RedisClaims
+from mcpbridge_claims.settings import Settings, is_postgres, where
+
+__all__ = ["PostgresClaims", "RedisClaims", "Settings"]
+
+mcpbridge_plugin = Plugin(settings=Settings)
+
+
+@hookimpl
+def mcpbridge_claim_store(settings: Settings) -> PostgresClaims | RedisClaims | None:
+    if settings.url is None:
+        return None
+    if is_postgres(settings.url):
+        return PostgresClaims(settings.url, ttl=settings.ttl, table=settings.table)
+    return RedisClaims(settings.url, ttl=settings.ttl, key_prefix=settings.key_prefix)
+
+
+@hookimpl
+def mcpbridge_status(settings: Settings) -> str:
+    if settings.url is None:
+        return "shares no claims: no `url` (each worker claims resumed calls in its own process)"
+    return f"claims resumed calls in {where(settings.url)} (kept {settings.ttl:g} s)"
