@@ -1,4 +1,4 @@
-"""npm `@modelcontextprotocol/server-everything` (legacy protocol, stdio) asks the client's
+"""npm `@modelcontextprotocol/server-everything` (legacy protocol, stdio and streamable HTTP) asks the client's
 model through its `trigger-sampling-request` tool; mcpbridge-sampling answers with a chat
 model mid-call, capping the tokens the server asks for."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import mcpbridge_sampling
+import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from mcpbridge import MCPBridge
@@ -17,10 +18,18 @@ from .support import invoke, text, tools_of
 SAMPLING_TOOL = "trigger-sampling-request"
 
 
-async def test_the_model_answers_server_everything(everything_stdio: dict[str, Any]) -> None:
+@pytest.fixture(params=["stdio", "http"])
+def everything(request: pytest.FixtureRequest, everything_stdio: dict[str, Any]) -> dict[str, Any]:
+    if request.param == "stdio":
+        return everything_stdio
+    config: dict[str, Any] = request.getfixturevalue("everything_http").config
+    return config
+
+
+async def test_the_model_answers_server_everything(everything: dict[str, Any]) -> None:
     model = RecordingChatModel(replies=["Paris."])
     async with MCPBridge(
-        {"ev": everything_stdio},
+        {"ev": everything},
         plugins=[mcpbridge_sampling],
         plugin_settings={"sampling": {"model": model, "servers": ["ev"], "max_tokens": 64}},
     ) as bridge:
