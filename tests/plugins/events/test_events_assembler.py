@@ -160,3 +160,13 @@ def test_js_field_names() -> None:
         "status": "finished",
         "error": None,
     }
+
+
+def test_a_task_status_shows_on_the_call() -> None:
+    """The tasks plugin's `task.status` updates and its artifact note set the call's task."""
+    call = AssembledToolCall(call_id="c1", name="report")
+    call._apply_update("task.status", {"task_id": "t-1", "status": "working", "message": "step 1"})
+    assert (call.task_id, call.task_status) == ("t-1", "working")
+    call._apply_update("task.status", {"task_id": "t-1", "status": "completed", "message": "step 1"})
+    call._apply_notes([{"type": "mcpbridge_tasks", "task_id": "t-1"}])
+    assert {k: call.to_js()[k] for k in ("taskId", "taskStatus")} == {"taskId": "t-1", "taskStatus": "completed"}

@@ -174,7 +174,7 @@ def test_inspect_serves_the_demo(command: list[str]) -> None:
         calls: list[dict[str, Any]] = []
         while time.monotonic() < deadline:
             calls = json.loads(urllib.request.urlopen(match.group(0) + "calls", timeout=5).read())
-            if len(calls) == 4 and all(c["status"] != "running" for c in calls):
+            if len(calls) == 5 and all(c["status"] != "running" for c in calls):
                 break
             time.sleep(0.1)
         assert {c["name"]: c["status"] for c in calls} == {
@@ -182,7 +182,11 @@ def test_inspect_serves_the_demo(command: list[str]) -> None:
             "add": "finished",
             "divide": "error",
             "fetch_page": "finished",
+            "research": "finished",
         }
+        [research] = [c for c in calls if c["name"] == "research"]
+        assert research["taskStatus"] == "completed", research  # ran as an MCP task (mcpbridge-tasks)
+        assert research["progress"]["message"].startswith("writing the summary"), research
     finally:
         process.terminate()
         process.wait(timeout=10)

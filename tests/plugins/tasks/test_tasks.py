@@ -21,17 +21,18 @@ import mcpbridge_tasks
 import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.store.memory import InMemoryStore
+from mcpbridge_events.demo_tasks import TaskTools
 
 from mcpbridge import ConfigError, MCPBridge
 from mcpbridge.testing import make_agent, make_runtime, serve_http, stdio_config, tool_call_turn
-from tests.servers.tasks_server import Tasks, build
+from tests.servers.tasks_server import build
 
 SERVER = Path(__file__).resolve().parents[2] / "servers" / "tasks_server.py"
 WORKER = Path(__file__).resolve().parent / "worker.py"
 
 
 @pytest.fixture
-def served() -> Iterator[tuple[str, Tasks]]:
+def served() -> Iterator[tuple[str, TaskTools]]:
     server, tasks = build()
     http = serve_http(server)
     try:
@@ -62,7 +63,7 @@ async def log(bridge: MCPBridge) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
-async def test_a_required_task_runs_with_live_status(transport: str, served: tuple[str, Tasks]) -> None:
+async def test_a_required_task_runs_with_live_status(transport: str, served: tuple[str, TaskTools]) -> None:
     url, _ = served
     server, _tasks = build()
     config = {"inprocess": {"server": server}, "stdio": stdio_config(SERVER), "http": {"url": url}}[transport]
@@ -133,7 +134,7 @@ async def test_a_forgotten_task_is_started_again() -> None:
     assert store.get((mcpbridge_tasks.NAMESPACE, "t1"), "call-1") is None
 
 
-def test_a_restarted_worker_resumes_the_same_task(served: tuple[str, Tasks], tmp_path: Path) -> None:
+def test_a_restarted_worker_resumes_the_same_task(served: tuple[str, TaskTools], tmp_path: Path) -> None:
     """Worker A creates the task and is killed; worker B, on the same SQLite checkpointer and
     store, polls that task to its end: the server saw one task."""
     url, tasks = served

@@ -61,6 +61,10 @@ class AssembledToolCall:
     """True when the cache plugin answered the call, False on a recorded miss."""
     approval: str | None = None
     """The approval plugin's latest step for this call ("requested", "approved", ...)."""
+    task_id: str | None = None
+    """The id of the MCP task the call runs as (the tasks plugin)."""
+    task_status: str | None = None
+    """That task's latest status ("working", "input_required", "completed", ...)."""
     interrupted: bool = False
     """The run paused inside this call (an approval or elicitation waits for a person)."""
     updates: list[dict[str, Any]] = field(default_factory=list)
@@ -100,6 +104,8 @@ class AssembledToolCall:
             "attempts": self.attempts,
             "cached": self.cached,
             "approval": self.approval,
+            "taskId": self.task_id,
+            "taskStatus": self.task_status,
             "interrupted": self.interrupted,
             "updates": list(self.updates),
         }
@@ -115,6 +121,8 @@ class AssembledToolCall:
             self.cached = update == "cache.hit"
         elif update.startswith("approval."):
             self.approval = str(data["decision"]) if "decision" in data else update.removeprefix("approval.")
+        elif update == "task.status":
+            self.task_id, self.task_status = _text(data.get("task_id")), _text(data.get("status"))
 
     def _apply_notes(self, notes: Iterable[Mapping[str, Any]]) -> None:
         for note in notes:
@@ -127,6 +135,8 @@ class AssembledToolCall:
                 self.cached = bool(note["hit"])
             elif kind == "mcpbridge_retry" and isinstance(note.get("attempts"), int):
                 self.attempts = note["attempts"]
+            elif kind == "mcpbridge_tasks" and isinstance(note.get("task_id"), str):
+                self.task_id = note["task_id"]
             elif kind == "mcpbridge_approval":
                 decision = note.get("decision", note.get("status"))
                 if decision is not None:
@@ -297,3 +307,7 @@ def _unwrap(chunk: Any) -> tuple[list[str], Any]:
 
 def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)

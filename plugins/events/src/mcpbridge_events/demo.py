@@ -1,12 +1,14 @@
 """The inspector's demo: a small MCP server (weather, calculator, a page fetcher that
-returns untrusted HTML) and a scripted agent that calls its tools in parallel, so the page
-shows every kind of card — running, weather, calculator, text, error — without a model."""
+returns untrusted HTML), a research server whose tool runs as an MCP task, and a scripted
+agent that calls them in parallel, so the page shows every kind of card — running, weather,
+calculator, text, error, a task with live status — without a model."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import itertools
+from importlib.metadata import entry_points
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -16,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
+from mcpbridge_events.demo_tasks import Status, TaskTools
 from mcpbridge_events.inspector import Inspector, serve
 
 UNTRUSTED_PAGE = '<h1>Offers</h1><script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
@@ -66,6 +69,29 @@ def build_demo_server(delay: float = 1.0) -> MCPServer:
     return server
 
 
+RESEARCH_STAGES = ("gathering sources", "reading", "writing the summary")
+
+
+def build_research_server(delay: float = 1.0) -> MCPServer:
+    """`research(topic)`: a tool that runs only as an MCP task (protocol 2025-11-25; connect
+    in legacy mode), its status message naming each stage as it goes."""
+
+    async def research(status: Status, topic: str) -> str:
+        for stage in RESEARCH_STAGES:
+            status(f"{stage} ({topic})")
+            await asyncio.sleep(delay)
+        return f"Three sources on {topic} agree: it is cold in winter."
+
+    server = MCPServer("research", middleware=[TaskTools({"research": research}, {"research": "required"})])
+
+    @server.tool(name="research", annotations=ToolAnnotations(read_only_hint=True), structured_output=False)
+    def listed_research(topic: str) -> str:
+        """Research a topic (a long-running MCP task)."""
+        raise ToolError("research runs only as an MCP task")
+
+    return server
+
+
 def demo_turns(run: int) -> list[AIMessage]:
     """One turn asking for four calls at once, then a final answer. Call ids carry the run
     number so the cards of several runs stay apart."""
@@ -74,6 +100,7 @@ def demo_turns(run: int) -> list[AIMessage]:
         ("add", {"a": 2, "b": 3}),
         ("divide", {"a": 1, "b": 0}),
         ("fetch_page", {"url": "https://example.com/offers"}),
+        ("research", {"topic": "Oslo winters"}),
     ]
     asked = AIMessage(
         "Let me look that up.",
@@ -82,7 +109,12 @@ def demo_turns(run: int) -> list[AIMessage]:
             for i, (name, args) in enumerate(calls, 1)
         ],
     )
-    return [asked, AIMessage("Oslo: 4.5 °C and light snow; 2 + 3 = 5; 1 / 0 has no answer. (scripted model)")]
+    return [
+        asked,
+        AIMessage(
+            "Oslo: 4.5 °C and light snow; 2 + 3 = 5; 1 / 0 has no answer; winters there are cold. (scripted model)"
+        ),
+    ]
 
 
 async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) -> None:
@@ -91,7 +123,7 @@ async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) 
 
     agent: Any = make_agent(demo_turns(run), tools)
     config = {"configurable": {"thread_id": f"inspector-demo-{run}"}}
-    inputs = {"messages": [("user", "Weather in Oslo, 2 + 3, 1 / 0, and the offers page?")]}
+    inputs = {"messages": [("user", "Weather in Oslo, 2 + 3, 1 / 0, the offers page, and research Oslo winters?")]}
     async for _ in inspector.track(agent.astream(inputs, config, stream_mode=["updates", "custom"])):
         pass
 
@@ -115,7 +147,11 @@ async def _serve_demo(host: str, port: int, delay: float, run_now: bool) -> None
 
     with serve(host, port, on_run=request_run) as inspector:
         print(f"mcpbridge inspector: {inspector.url}  (scripted demo agent; Ctrl-C to stop)", flush=True)
-        async with MCPBridge({"demo": build_demo_server(delay)}, plugins=[mcpbridge_events]) as bridge:
+        research = {"server": build_research_server(delay), "mode": "legacy"}
+        servers = {"demo": build_demo_server(delay), "research": research}
+        # The research task needs mcpbridge-tasks; without it its card shows the error that names it.
+        tasks = ["tasks"] if entry_points(group="mcpbridge", name="tasks") else []
+        async with MCPBridge(servers, plugins=[mcpbridge_events, *tasks]) as bridge:
             tools: list[BaseTool] = list(await bridge.list_tools())
             if run_now:
                 requests.put_nowait(None)

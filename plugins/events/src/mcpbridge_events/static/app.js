@@ -42,6 +42,7 @@ function header(call) {
   if (call.cached) badges.append(el("span", "badge warn", "cache hit"));
   if (call.attempts && call.attempts > 1) badges.append(el("span", "badge warn", call.attempts + " attempts"));
   if (call.approval) badges.append(el("span", "badge warn", call.approval));
+  if (call.taskStatus) badges.append(el("span", "badge", "task " + call.taskStatus));
   if (call.interrupted && call.status === "running") badges.append(el("span", "badge warn", "waiting for input"));
   badges.append(el("span", "badge status-" + call.status, call.status));
   head.append(badges);
