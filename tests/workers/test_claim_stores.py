@@ -46,6 +46,16 @@ async def test_first_owner_wins_and_may_claim_again(make_store: Callable[..., St
     assert await make_store().claim(key, "worker-3") == "worker-1"  # another connection sees it too
 
 
+async def test_only_the_owner_releases_a_claim(make_store: Callable[..., Store]) -> None:
+    store = make_store()
+    key = uuid.uuid4().hex
+    assert await store.claim(key, "worker-1") == "worker-1"
+    await store.release(key, "worker-2")
+    assert await store.claim(key, "worker-2") == "worker-1"
+    await store.release(key, "worker-1")
+    assert await store.claim(key, "worker-2") == "worker-2"
+
+
 async def test_an_expired_claim_is_taken_over(make_store: Callable[..., Store]) -> None:
     store = make_store(ttl=1)
     key = uuid.uuid4().hex

@@ -11,10 +11,10 @@ import mcpbridge_approval
 import pytest
 from langgraph.types import Command
 
-from mcpbridge import MCPBridge, Plugin, PluginError, ToolCallHandler, ToolCallRequest, hookimpl
+from mcpbridge import MCPBridge, Plugin, PluginError, ServerConnectionError, ToolCallHandler, ToolCallRequest, hookimpl
 from mcpbridge._claims import LocalClaims
 from mcpbridge._errors import ClaimStoreError, ResumeConflictError
-from mcpbridge.testing import make_agent, tool_call_turn
+from mcpbridge.testing import make_agent, serve_http, tool_call_turn
 from tests.servers import counting
 
 APPROVE = {"type": "approve"}
@@ -27,6 +27,10 @@ class RecordingClaims(LocalClaims):
         super().__init__()
         self.asked: list[tuple[str, str]] = []
 
+    @property
+    def held(self) -> dict[str, tuple[str, float]]:
+        return self._held
+
     async def claim(self, key: str, owner: str) -> str:
         self.asked.append((key, owner))
         return await super().claim(key, owner)
@@ -34,6 +38,9 @@ class RecordingClaims(LocalClaims):
 
 class FailingClaims:
     async def claim(self, key: str, owner: str) -> str:
+        raise ConnectionRefusedError("the claim store is down")
+
+    async def release(self, key: str, owner: str) -> None:
         raise ConnectionRefusedError("the claim store is down")
 
     async def aclose(self) -> None:
@@ -122,6 +129,29 @@ async def test_a_failing_claim_store_sends_nothing() -> None:
     assert calls["delete_file"] == 0
 
 
+async def test_a_resume_that_could_not_reach_the_server_can_be_sent_again() -> None:
+    server, calls = counting.build()
+    served = serve_http(server)
+    store = RecordingClaims()
+    plugins = [mcpbridge_approval, Providing(store)]
+    try:
+        async with MCPBridge({"files": {"url": served.url, "connect_timeout": 2}}, plugins=plugins) as bridge:
+            agent, config, resume = await paused(bridge, "server-down", "delete_file", {"path": "/s"})
+            await bridge.connections["files"].aclose()
+            served.stop()
+            with pytest.raises(ServerConnectionError) as raised:
+                await agent.ainvoke(resume, config)
+            assert raised.value.sent is False
+            assert store.held == {}  # released: nothing reached the server
+            served = serve_http(server, port=served.port)
+            result = await agent.ainvoke(resume, config)
+    finally:
+        served.stop()
+    assert result["messages"][-2].content[0]["text"] == "deleted /s"
+    assert calls["delete_file"] == 1
+    assert len(store.asked) == 2
+
+
 def test_two_plugins_providing_claim_stores_are_refused() -> None:
     plugins = [Providing(LocalClaims(), "one"), Providing(LocalClaims(), "two")]
     with pytest.raises(PluginError, match="'one' and 'two' both provide a claim store"):
@@ -129,5 +159,5 @@ def test_two_plugins_providing_claim_stores_are_refused() -> None:
 
 
 def test_a_claim_store_without_claim_is_refused() -> None:
-    with pytest.raises(PluginError, match="returned object from mcpbridge_claim_store"):
+    with pytest.raises(PluginError, match="returned object from mcpbridge_claim_store, which lacks"):
         MCPBridge({}, plugins=[Providing(object())])

@@ -8,13 +8,17 @@ tool call and how many answers the task has; the first owner wins, the others ge
 `ResumeConflictError` and send nothing. Calls that never paused claim nothing.
 
 A claim store is anything with `claim(key, owner) -> holder` (the owner now holding the
-key: `owner` itself when the claim is won or was already this owner's) and `aclose()`.
-Claims are kept until the store's TTL ends them, so a worker killed after claiming leaves
-the call claimed: a later resume gets the clear error, never a second execution.
+key: `owner` itself when the claim is won or was already this owner's), `release(key,
+owner)` and `aclose()`. Claims are kept until the store's TTL ends them, so a worker killed
+after claiming leaves the call claimed: a later resume gets the clear error, never a second
+execution. The one exception: when the server could not even be reached
+(`ServerConnectionError(sent=False)`) before anything of the call was sent, the claim is
+released, so that the same resume can be sent again once the server is back.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
@@ -24,8 +28,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from mcpbridge._errors import ClaimStoreError, ResumeConflictError
+from mcpbridge._errors import ClaimStoreError, ResumeConflictError, ServerConnectionError
 from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_CLAIM_TTL = 7 * 24 * 3600.0
 """How long a claim is kept by default (seconds): longer than any resume is retried."""
@@ -38,6 +44,10 @@ class ClaimStore(Protocol):
     async def claim(self, key: str, owner: str) -> str:
         """Claim `key` for `owner` unless another owner holds it (and its claim has not
         expired); return the owner holding it now."""
+        ...
+
+    async def release(self, key: str, owner: str) -> None:
+        """Drop `owner`'s claim of `key` (nothing when another owner holds it)."""
         ...
 
     async def aclose(self) -> None:
@@ -62,6 +72,10 @@ class LocalClaims:
         self._held[key] = (owner, now + self.ttl)
         return owner
 
+    async def release(self, key: str, owner: str) -> None:
+        if self._held.get(key, ("", 0.0))[0] == owner:
+            del self._held[key]
+
     async def aclose(self) -> None:
         return None
 
@@ -80,6 +94,8 @@ class ResumeMark:
     """How many of the task's interrupts have answers: a later round of questions is a new claim."""
     owner: str
     won: bool = False
+    sent: bool = False
+    """Whether a request of this call may have reached the server under the claim."""
 
     def key(self, request: ToolCallRequest) -> str:
         return "\x1f".join(
@@ -112,11 +128,36 @@ def claiming(terminal: ToolCallHandler, store: ClaimStore) -> ToolCallHandler:
 
     async def send(request: ToolCallRequest) -> Any:
         mark = RESUMED.get()
-        if mark is not None and not mark.won:
+        if mark is None:
+            return await terminal(request)
+        if not mark.won:
             await _claim(store, mark, request)
-        return await terminal(request)
+        try:
+            return await terminal(request)
+        except ServerConnectionError as exc:
+            if not exc.sent and not mark.sent:  # nothing reached the server: resume again later
+                mark.won = False
+                await _release(store, mark, request)
+            raise
+        finally:
+            mark.sent = mark.sent or mark.won
 
     return send
+
+
+async def _release(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest) -> None:
+    try:
+        await store.release(mark.key(request), mark.owner)
+    except Exception as exc:
+        logger.warning(
+            "mcpbridge: could not release the claim of tool %r on server %r in thread %r (%s: %s): "
+            "resuming it again is refused until the claim expires",
+            request.name,
+            request.server_name,
+            mark.thread_id,
+            type(exc).__name__,
+            exc,
+        )
 
 
 async def _claim(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest) -> None:

@@ -276,7 +276,7 @@ class PluginHost:
             if not isinstance(store, ClaimStore):
                 raise PluginError(
                     f"plugin {impl.plugin_name!r} returned {type(store).__name__} from mcpbridge_claim_store, "
-                    "which has no `async claim(key, owner)` and `async aclose()`"
+                    "which lacks `async claim(key, owner)`, `async release(key, owner)` or `async aclose()`"
                 )
             if found is not None:
                 raise PluginError(

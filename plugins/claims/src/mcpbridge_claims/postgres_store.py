@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, LiteralString
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -18,6 +18,7 @@ _CLAIM = (
     "RETURNING owner"
 )
 _HOLDER = "SELECT owner FROM {} WHERE key = %(key)s"
+_RELEASE = "DELETE FROM {} WHERE key = %(key)s AND owner = %(owner)s RETURNING owner"
 
 
 class PostgresClaims:
@@ -32,23 +33,27 @@ class PostgresClaims:
         self._lock: asyncio.Lock | None = None
 
     async def claim(self, key: str, owner: str) -> str:
+        params = {"key": key, "owner": owner, "ttl": self.ttl}
+        row = await self._one(_CLAIM, params) or await self._one(_HOLDER, params)
+        return str(row[0]) if row is not None else "another worker (its claim just expired)"
+
+    async def release(self, key: str, owner: str) -> None:
+        await self._one(_RELEASE, {"key": key, "owner": owner})
+
+    async def _one(self, statement: LiteralString, params: dict[str, Any]) -> tuple[Any, ...] | None:
+        """Run `statement` (its `{}` is the table) on the one connection; its first row."""
         from psycopg import sql
 
-        table = sql.Identifier(self.table)
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
             connection = await self._connect()
-            params = {"key": key, "owner": owner, "ttl": self.ttl}
             try:
-                cursor = await connection.execute(sql.SQL(_CLAIM).format(table), params)
-                row = await cursor.fetchone()
-                if row is None:
-                    row = await (await connection.execute(sql.SQL(_HOLDER).format(table), params)).fetchone()
+                cursor = await connection.execute(sql.SQL(statement).format(sql.Identifier(self.table)), params)
+                return await cursor.fetchone()
             except Exception:
                 await self.aclose()  # a broken connection is opened afresh next time
                 raise
-        return str(row[0]) if row is not None else "another worker (its claim just expired)"
 
     async def _connect(self) -> AsyncConnection:
         if self._connection is None or self._connection.closed:
