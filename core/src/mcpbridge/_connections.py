@@ -263,6 +263,12 @@ class Connection:
                 if token is not None:
                     call_headers.reset(token)
 
+        if (await self._current()).session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return _error_result(
+                f"MCP tool {request.name!r} on server {self.name!r} cannot run as an MCP task: the session speaks "
+                "protocol 2026-07-28, where tasks are an extension mcpbridge does not speak yet; "
+                f'set mode = "legacy" for server {self.name!r}'
+            )
         if isinstance(task, str):
             return _handle(await send(f"tasks/get {task}", _task_getter(task)), request.name, send)
         progress = _progress_reporter(request) if request.observers else None

@@ -115,3 +115,34 @@ async def test_cards_go_from_running_to_result_and_output_stays_text(page: Any, 
         assert await page.evaluate("window.__pwned") is None
         assert await page.locator("#counts").inner_text() == "0 running · 3 finished · 1 failed"
         await page.screenshot(path=str(tmp_path / "inspector.png"))
+
+
+async def test_a_task_card_shows_its_status_and_live_progress(page: Any) -> None:
+    """The inspector demo's `research` tool runs as an MCP task (mcpbridge-tasks): its card
+    shows the task's status badge and each status message as progress while it runs."""
+    import mcpbridge_tasks
+    from mcpbridge_events.demo import build_research_server
+
+    with serve(port=0) as inspector:
+        await page.goto(inspector.url)
+        await page.wait_for_selector("#live[data-state=live]")
+        research = {"server": build_research_server(delay=0.6), "mode": "legacy"}
+        async with MCPBridge({"research": research}, plugins=[mcpbridge_events, mcpbridge_tasks]) as bridge:
+            graph = agent(await bridge.list_tools(), ask(("research", {"topic": "tides"})))
+            config = {"configurable": {"thread_id": "t1"}}
+            stream = graph.astream(USER, config, stream_mode=["updates", "custom"])
+            run = asyncio.create_task(_drain(inspector.track(stream)))
+            card = page.locator('.card[data-call-id="call-1"][data-status=running]')
+            await card.locator(".progress-text", has_text="reading (tides)").wait_for()
+            assert "task working" in await card.inner_text()
+            await run
+        done = page.locator('.card[data-call-id="call-1"][data-status=finished]')
+        await done.wait_for()
+        text = await done.inner_text()
+        assert "task completed" in text
+        assert "Three sources on tides agree" in text
+
+
+async def _drain(chunks: Any) -> None:
+    async for _ in chunks:
+        pass

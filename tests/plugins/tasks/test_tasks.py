@@ -21,9 +21,10 @@ import mcpbridge_tasks
 import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.store.memory import InMemoryStore
+from mcp.types import CallToolResult, TaskMetadata
 from mcpbridge_events.demo_tasks import TaskTools
 
-from mcpbridge import ConfigError, MCPBridge
+from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 from mcpbridge.testing import make_agent, make_runtime, serve_http, stdio_config, tool_call_turn
 from tests.servers.tasks_server import build
 
@@ -174,3 +175,16 @@ async def test_poll_bounds_are_checked() -> None:
     with pytest.raises(ConfigError, match="poll_min"):
         async with bridge({"server": server}, poll_min=3, poll_max=1):
             pass
+
+
+async def test_a_modern_session_says_tasks_need_legacy_mode() -> None:
+    """The core refuses a task on a 2026-07-28 session (tasks are an extension there), naming the fix."""
+    server, tasks = build()
+    async with MCPBridge({"jobs": {"server": server}}, plugins=[mcpbridge_tasks]) as modern:
+        await modern.list_tools()
+        request = ToolCallRequest(name="quick", args={"text": "a"}, server_name="jobs")
+        answer = await modern.connections["jobs"].call_tool(request.override(task=TaskMetadata()))
+    assert isinstance(answer, CallToolResult)
+    assert answer.is_error
+    assert 'mode = "legacy"' in str(answer.content)
+    assert tasks.created == []
