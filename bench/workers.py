@@ -307,16 +307,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=ints, default=[1, 2, 4], help="worker process counts, e.g. 1,2,4")
     parser.add_argument("--concurrency", type=ints, default=[10, 50, 200, 500], help="concurrent calls per worker")
-    parser.add_argument("--agent-concurrency", type=ints, default=[10, 200], help="concurrent agent runs per worker")
-    parser.add_argument("--per-loop", type=int, default=3, help="calls each concurrent loop makes per burst")
-    parser.add_argument("--rounds", type=int, default=7, help="paired bursts for the target check")
+    parser.add_argument("--agent-concurrency", type=ints, default=[10, 100], help="concurrent agent runs per worker")
+    parser.add_argument("--per-loop", type=int, default=2, help="calls each concurrent loop makes per burst")
+    parser.add_argument("--rounds", type=int, default=5, help="paired bursts for the target check")
     parser.add_argument("--sessions", type=int, default=50, help="idle sessions opened to measure memory")
     parser.add_argument("--server-workers", type=int, default=1, help="uvicorn worker processes")
     parser.add_argument("--quick", action="store_true", help="1 and 2 workers, 10 and 200 calls, fewer rounds")
     args: Any = parser.parse_args(argv)
     if args.quick:
         args.workers, args.concurrency, args.agent_concurrency = [1, 2], [10, 200], [10]
-        args.per_loop, args.rounds, args.sessions = 2, 3, 20
+        args.rounds, args.sessions = 3, 20
     began = time.monotonic()
     with loopback_server(args.server_workers) as served:
         print(f"echo server: uvicorn, {args.server_workers} worker(s), stateless, on {served.url}")
