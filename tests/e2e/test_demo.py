@@ -47,6 +47,7 @@ def test_demo_shows_every_plugin_at_work() -> None:
     assert "deleted Alan Turing" in out
     assert row(out, "divide")[1] == "error"
     assert "lifecycle events" in out  # events
+    assert "runs long tools as MCP tasks" in out  # tasks: its live card is in `mcpbridge demo --ui`
     trace = out.split("== Trace", 1)[1]
     assert "execute_tool list_contacts" in trace
     assert "MCP send tools/call list_contacts" in trace  # the SDK's span is a child of ours

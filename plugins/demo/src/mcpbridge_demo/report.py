@@ -13,6 +13,7 @@ PLUGIN_ROLES = {
     "approval": "asks a person before destructive tools run (delete_contact)",
     "cache": "answers the repeated read-only forecast without calling the server",
     "elicitation": "lets the booking server ask the user for a date mid-call",
+    "tasks": "runs long tools as MCP tasks with live status (the research card of `mcpbridge demo --ui`)",
     "retry": "retries the flaky read-only tool with backoff",
     "headers": "sends x-user-id from the agent's context to the CRM server",
 }
