@@ -100,17 +100,27 @@ async def test_optional_tools_run_as_tasks_only_when_selected() -> None:
     assert len(tasks.created) == 1
 
 
+def with_store(store: InMemoryStore) -> Any:
+    """A ToolRuntime of thread "t1", tool call "call-1", with `store` as the agent's store."""
+    runtime = make_runtime(tool_call_id="call-1", config={"configurable": {"thread_id": "t1"}})
+    return runtime.__class__(**{**vars(runtime), "store": store})
+
+
 async def test_cancelling_the_call_cancels_the_task() -> None:
     server, tasks = build()
+    store = InMemoryStore()
     async with bridge({"server": server}) as tasks_bridge:
-        running = asyncio.create_task(call(tasks_bridge, "report", {"steps": 50, "delay": 0.1}))
+        args = {"steps": 50, "delay": 0.1, "runtime": with_store(store)}
+        running = asyncio.create_task(call(tasks_bridge, "report", args))
         await asyncio.sleep(0.5)
         assert len(tasks.created) == 1
+        assert store.get((mcpbridge_tasks.NAMESPACE, "t1"), "call-1") is not None
         running.cancel()
         with pytest.raises(asyncio.CancelledError):
             await running
     assert tasks.cancelled == tasks.created
     assert tasks.jobs[tasks.created[0]].status == "cancelled"
+    assert store.get((mcpbridge_tasks.NAMESPACE, "t1"), "call-1") is None  # nothing left to resume
 
 
 async def test_a_forgotten_task_is_started_again() -> None:
@@ -118,18 +128,8 @@ async def test_a_forgotten_task_is_started_again() -> None:
     server, tasks = build()
     store = InMemoryStore()
     store.put((mcpbridge_tasks.NAMESPACE, "t1"), "call-1", {"task_id": "gone", "server": "jobs", "tool": "report"})
-    runtime = make_runtime(tool_call_id="call-1", config={"configurable": {"thread_id": "t1"}})
-    runtime = runtime.__class__(**{**vars(runtime), "store": store})
     async with bridge({"server": server}) as tasks_bridge:
-        [tool] = [t for t in await tasks_bridge.list_tools() if t.metadata["name"] == "report"]
-        message = await tool.ainvoke(
-            {
-                "type": "tool_call",
-                "name": tool.name,
-                "args": {"steps": 1, "delay": 0.01, "runtime": runtime},
-                "id": "call-1",
-            }
-        )
+        message = await call(tasks_bridge, "report", {"steps": 1, "delay": 0.01, "runtime": with_store(store)})
     assert message.content == [{"type": "text", "text": "report done after 1 steps"}]
     assert len(tasks.created) == 1
     assert store.get((mcpbridge_tasks.NAMESPACE, "t1"), "call-1") is None

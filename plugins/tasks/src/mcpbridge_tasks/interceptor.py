@@ -49,7 +49,12 @@ class TasksInterceptor:
         if not isinstance(started, TaskHandle):
             return started  # the server's error result (or an inner interceptor's answer)
         request.artifact.append({"type": ARTIFACT_TYPE, "task_id": started.task.task_id})
-        result = await _Run(request, started, self._settings).finish()
+        try:
+            result = await _Run(request, started, self._settings).finish()
+        except asyncio.CancelledError:  # the task was cancelled too: nothing to resume
+            if ledger is not None:
+                await asyncio.shield(ledger.forget())
+            raise
         if ledger is not None:
             await ledger.forget()
         return result
