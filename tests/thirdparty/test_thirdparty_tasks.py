@@ -42,9 +42,7 @@ async def test_a_required_task_runs_through_an_agent_with_live_status(everything
         config = {"configurable": {"thread_id": "t1"}}
         chunks = [
             chunk
-            async for chunk in graph.astream(
-                {"messages": [("user", "go")]}, config, stream_mode=["custom", "updates"]
-            )
+            async for chunk in graph.astream({"messages": [("user", "go")]}, config, stream_mode=["custom", "updates"])
         ]
     events = [data for mode, data in chunks if mode == "custom" and data.get("type") == "mcpbridge.tool_call"]
     statuses = [e["data"] for e in events if e["event"] == "update" and e["update"] == "task.status"]
@@ -56,7 +54,8 @@ async def test_a_required_task_runs_through_an_agent_with_live_status(everything
     assert [message for _, message in progress] == sorted({m for _, m in progress}, key=STAGES.index), progress
     assert events[-1]["event"] == "finished"
     [message] = [m for _, update in chunks if "tools" in update for m in update["tools"]["messages"]]
-    assert isinstance(message, ToolMessage) and message.status == "success"
+    assert isinstance(message, ToolMessage)
+    assert message.status == "success"
     assert "# Research Report: tides" in text(message)
     assert {"type": "mcpbridge_tasks", "task_id": statuses[0]["task_id"]} in message.artifact
 
@@ -65,7 +64,8 @@ async def test_without_the_plugin_the_error_names_it(everything_stdio: dict[str,
     async with MCPBridge({"ev": everything_stdio}, plugins=[]) as bridge:
         reply = await invoke(bridge, TOOL, {"topic": "tides"})
     assert reply.status == "error"
-    assert "mcpbridge-tasks" in text(reply) and "taskSupport 'required'" in text(reply), text(reply)
+    assert "mcpbridge-tasks" in text(reply), text(reply)
+    assert "taskSupport 'required'" in text(reply), text(reply)
 
 
 async def test_cancelling_the_run_cancels_the_task(everything_stdio: dict[str, Any]) -> None:
