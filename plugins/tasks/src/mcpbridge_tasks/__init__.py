@@ -8,11 +8,20 @@ their status streamed as events, cancelled with the agent run, resumed after a r
 from __future__ import annotations
 
 from mcpbridge import Plugin, hookimpl
-from mcpbridge_tasks.interceptor import ARTIFACT_TYPE, STATUS_EVENT, TaskHandle, TasksInterceptor
+from mcpbridge_tasks.interceptor import ARTIFACT_TYPE, RESUMED_EVENT, STATUS_EVENT, TaskHandle, TasksInterceptor
 from mcpbridge_tasks.ledger import NAMESPACE, Ledger
 from mcpbridge_tasks.settings import TasksSettings
 
-__all__ = ["ARTIFACT_TYPE", "NAMESPACE", "STATUS_EVENT", "Ledger", "TaskHandle", "TasksInterceptor", "TasksSettings"]
+__all__ = [
+    "ARTIFACT_TYPE",
+    "NAMESPACE",
+    "RESUMED_EVENT",
+    "STATUS_EVENT",
+    "Ledger",
+    "TaskHandle",
+    "TasksInterceptor",
+    "TasksSettings",
+]
 
 mcpbridge_plugin = Plugin(
     settings=TasksSettings, position=55, after=("approval", "elicitation"), before=("retry", "headers", "cache")

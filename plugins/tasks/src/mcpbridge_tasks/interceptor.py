@@ -19,6 +19,7 @@ logger = logging.getLogger("mcpbridge_tasks")
 
 ARTIFACT_TYPE = "mcpbridge_tasks"
 STATUS_EVENT = "task.status"
+RESUMED_EVENT = "task.resumed"
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
@@ -68,13 +69,12 @@ class TasksInterceptor:
             except ServerRequestError as exc:  # expired or unknown: the server forgot it
                 logger.warning("mcpbridge-tasks: task %s cannot be resumed (%s); starting a new one", known, exc)
             else:
-                request.notify(STATUS_EVENT, **_status(resumed.task), resumed=True)
+                if isinstance(resumed, TaskHandle):
+                    request.notify(RESUMED_EVENT, task_id=known)
                 return resumed
         started = await handler(request.override(task=TaskMetadata(ttl=self._settings.ttl)))
-        if isinstance(started, TaskHandle):
-            if ledger is not None:
-                await ledger.record(request, started.task.task_id)
-            request.notify(STATUS_EVENT, **_status(started.task), resumed=False)
+        if isinstance(started, TaskHandle) and ledger is not None:
+            await ledger.record(request, started.task.task_id)
         return started
 
 
