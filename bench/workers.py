@@ -39,6 +39,8 @@ from _load import cpu_seconds, loopback_server, open_fds, rss_bytes
 TARGET_AT = (1, 200)
 """(workers, concurrent calls) at which the throughput target is checked."""
 TARGET = 0.8
+WARM_UP_CALLS = 20
+"""Concurrent calls of each kind a worker makes once its sessions are open, before any burst."""
 MODES = ("raw", "bridge", "agent-raw", "agent")
 
 
@@ -124,6 +126,8 @@ class Worker:
             "bridge": through_bridge,
             **{name: agent_run(agent) for name, agent in agents.items()},
         }
+        for mode in self.calls:  # warm every path (and each HTTP connection pool) before measuring
+            await self.burst(mode, WARM_UP_CALLS, 1, time.monotonic())
 
     async def burst(self, mode: str, concurrency: int, per_loop: int, start_at: float) -> Burst:
         call = self.calls[mode]
@@ -309,14 +313,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=ints, default=[10, 50, 200, 500], help="concurrent calls per worker")
     parser.add_argument("--agent-concurrency", type=ints, default=[10, 100], help="concurrent agent runs per worker")
     parser.add_argument("--per-loop", type=int, default=2, help="calls each concurrent loop makes per burst")
-    parser.add_argument("--rounds", type=int, default=5, help="paired bursts for the target check")
+    parser.add_argument("--rounds", type=int, default=6, help="paired bursts for the target check, even")
     parser.add_argument("--sessions", type=int, default=50, help="idle sessions opened to measure memory")
     parser.add_argument("--server-workers", type=int, default=1, help="uvicorn worker processes")
     parser.add_argument("--quick", action="store_true", help="1 and 2 workers, 10 and 200 calls, fewer rounds")
     args: Any = parser.parse_args(argv)
     if args.quick:
         args.workers, args.concurrency, args.agent_concurrency = [1, 2], [10, 200], [10]
-        args.rounds, args.sessions = 3, 20
+        args.rounds, args.sessions = 4, 20
     began = time.monotonic()
     with loopback_server(args.server_workers) as served:
         print(f"echo server: uvicorn, {args.server_workers} worker(s), stateless, on {served.url}")
