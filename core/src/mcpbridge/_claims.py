@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -61,20 +62,23 @@ class LocalClaims:
     def __init__(self, ttl: float = DEFAULT_CLAIM_TTL) -> None:
         self.ttl = ttl
         self._held: dict[str, tuple[str, float]] = {}
+        self._lock = threading.Lock()  # bridges with loop threads of their own share it
 
     async def claim(self, key: str, owner: str) -> str:
         now = time.monotonic()
-        held = self._held.get(key)
-        if held is not None and held[0] != owner and held[1] > now:
-            return held[0]
-        if len(self._held) > 1024:
-            self._held = {k: v for k, v in self._held.items() if v[1] > now}
-        self._held[key] = (owner, now + self.ttl)
+        with self._lock:
+            held = self._held.get(key)
+            if held is not None and held[0] != owner and held[1] > now:
+                return held[0]
+            if len(self._held) > 1024:
+                self._held = {k: v for k, v in self._held.items() if v[1] > now}
+            self._held[key] = (owner, now + self.ttl)
         return owner
 
     async def release(self, key: str, owner: str) -> None:
-        if self._held.get(key, ("", 0.0))[0] == owner:
-            del self._held[key]
+        with self._lock:
+            if self._held.get(key, ("", 0.0))[0] == owner:
+                del self._held[key]
 
     async def aclose(self) -> None:
         return None
