@@ -7,9 +7,13 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
+import mcpbridge_elicitation
 import pytest
+from langgraph.types import Command
+from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import ConfigError, MCPBridge, Plugin, hookimpl
+from mcpbridge.testing import make_agent, tool_call_turn
 from tests.conftest import serving, stdio_config
 from tests.servers import roots_server
 
@@ -68,6 +72,19 @@ async def test_a_modern_server_asking_within_a_call_gets_the_roots(where: str, r
         assert await text(bridge, "asked_roots") == "file:///srv/other="
         # The modern protocol has no list_changed notification: none was sent.
         assert (await text(bridge, "seen_roots")).startswith("0 ")
+
+
+async def test_a_round_asking_for_roots_and_a_person_pauses_for_the_person_only() -> None:
+    config = {"r": {"server": roots_server.build(), "mode": "modern", "roots": ROOTS}}
+    async with MCPBridge(config, plugins=[mcpbridge_elicitation]) as bridge:
+        agent = make_agent([tool_call_turn(("confirm_in_roots", {}))], await bridge.list_tools())
+        thread = {"configurable": {"thread_id": "roots-and-person"}}
+        paused = await agent.ainvoke({"messages": [("user", "go")]}, thread)
+        [interrupt] = paused["__interrupt__"]
+        assert list(interrupt.value["requests"]) == ["confirm"]  # the roots were answered below
+        answer = {"confirm": {"action": "accept", "content": {"sure": True}}}
+        resumed = await agent.ainvoke(Command(resume=create_elicitation_resume(interrupt, answer)), thread)
+    assert resumed["messages"][-2].content[0]["text"] == f"{SHOWN} sure=True"
 
 
 async def test_roots_set_before_connecting_are_the_first_ones_listed() -> None:

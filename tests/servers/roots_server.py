@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import InputRequiredResult, ListRootsRequest, ListRootsResult, NotificationParams
+from mcp.types import (
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    InputRequiredResult,
+    ListRootsRequest,
+    ListRootsResult,
+    NotificationParams,
+)
 
 
 def shown(result: ListRootsResult) -> str:
@@ -34,6 +42,20 @@ def build() -> MCPServer:
         if not isinstance(answer, ListRootsResult):
             return InputRequiredResult(input_requests={"roots": ListRootsRequest()}, request_state="roots")
         return shown(answer)
+
+    @server.tool()
+    async def confirm_in_roots(ctx: Context) -> str | InputRequiredResult:
+        """Asks for the roots and a person's confirmation in one round (modern protocol)."""
+        responses = ctx.input_responses or {}
+        roots, confirm = responses.get("roots"), responses.get("confirm")
+        if not isinstance(roots, ListRootsResult) or not isinstance(confirm, ElicitResult):
+            question = ElicitRequestFormParams(
+                message="Work in these roots?",
+                requested_schema={"type": "object", "properties": {"sure": {"type": "boolean"}}, "required": ["sure"]},
+            )
+            asked = {"roots": ListRootsRequest(), "confirm": ElicitRequest(params=question)}
+            return InputRequiredResult(input_requests=asked, request_state="roots+confirm")
+        return f"{shown(roots)} sure={(confirm.content or {}).get('sure')}"
 
     @server.tool()
     def seen_roots() -> str:
