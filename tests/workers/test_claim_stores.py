@@ -93,5 +93,13 @@ def test_settings_refuse_an_unknown_scheme_and_a_bad_table() -> None:
 
 def test_the_plugin_provides_a_store_only_with_a_url() -> None:
     assert isinstance(claims_bridge(url="redis://r/0").claims, RedisClaims)
-    assert not isinstance(MCPBridge({}, plugins=["claims"]).claims, PostgresClaims | RedisClaims)
+    unset = MCPBridge({}, plugins=["claims"])
+    assert not isinstance(unset.claims, PostgresClaims | RedisClaims)
+    assert unset.plugins.status() == {
+        "claims": "shares no claims: no `url` (each worker claims resumed calls in its own process)"
+    }
+    with_password = claims_bridge(url="postgresql://app:s3cret@db.internal:5433/app", ttl=60)
+    assert with_password.plugins.status() == {
+        "claims": "claims resumed calls in PostgreSQL at db.internal:5433/app (kept 60 s)"
+    }
     assert Settings(url="postgres://db/app").url == "postgres://db/app"
