@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from mcpbridge._interrupts import Question, pause
     from mcpbridge._pipeline import (
         RequestChanges,
+        TaskHandle,
         ToolCallHandler,
         ToolCallInterceptor,
         ToolCallRequest,
@@ -88,6 +89,7 @@ _HOMES = {
     "ToolCallInterceptor": "_pipeline",
     "ToolCallRequest": "_pipeline",
     "ToolCallResult": "_pipeline",
+    "TaskHandle": "_pipeline",
     "compose": "_pipeline",
     "PluginConfig": "_plugins",
     "RedactingFilter": "_redaction",
@@ -135,6 +137,7 @@ __all__ = [
     "ToolCallInterceptor",
     "ToolCallRequest",
     "ToolCallResult",
+    "TaskHandle",
     "ToolHints",
     "ToolSelector",
     "ToolTimeoutError",

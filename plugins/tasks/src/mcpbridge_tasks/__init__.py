@@ -8,7 +8,7 @@ their status streamed as events, cancelled with the agent run, resumed after a r
 from __future__ import annotations
 
 from mcpbridge import Plugin, hookimpl
-from mcpbridge_tasks.interceptor import ARTIFACT_TYPE, RESUMED_EVENT, STATUS_EVENT, TaskHandle, TasksInterceptor
+from mcpbridge_tasks.interceptor import ARTIFACT_TYPE, RESUMED_EVENT, STATUS_EVENT, TasksInterceptor
 from mcpbridge_tasks.ledger import NAMESPACE, Ledger
 from mcpbridge_tasks.settings import TasksSettings
 
@@ -18,7 +18,6 @@ __all__ = [
     "RESUMED_EVENT",
     "STATUS_EVENT",
     "Ledger",
-    "TaskHandle",
     "TasksInterceptor",
     "TasksSettings",
 ]

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from mcp.types import CallToolResult, CancelTaskResult, GetTaskResult, Task, TaskMetadata, TextContent
+from mcp.types import CallToolResult, GetTaskResult, Task, TaskMetadata, TextContent
 
-from mcpbridge import ServerConnectionError, ServerRequestError, ToolCallHandler, ToolCallRequest, describe
+from mcpbridge import (
+    ServerConnectionError,
+    ServerRequestError,
+    TaskHandle,
+    ToolCallHandler,
+    ToolCallRequest,
+    describe,
+)
 from mcpbridge_tasks.ledger import Ledger
 from mcpbridge_tasks.settings import TasksSettings
 
@@ -21,17 +27,6 @@ ARTIFACT_TYPE = "mcpbridge_tasks"
 STATUS_EVENT = "task.status"
 RESUMED_EVENT = "task.resumed"
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
-
-
-@runtime_checkable
-class TaskHandle(Protocol):
-    """What the bridge's handler returns for a call sent with `request.task`: the server's
-    task and its follow-up requests (the core's `TaskHandle`)."""
-
-    task: Task
-    get: Callable[[], Awaitable[GetTaskResult]]
-    result: Callable[[], Awaitable[CallToolResult]]
-    cancel: Callable[[], Awaitable[CancelTaskResult]]
 
 
 class TasksInterceptor:
