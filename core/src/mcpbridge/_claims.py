@@ -176,7 +176,7 @@ async def _claim(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest) 
     if holder != mark.owner:
         raise ResumeConflictError(
             f"the resumed call of {what} was already resumed by another worker (claimed by {holder}); "
-            "this resume ran nothing: read the thread's state for the result",
+            "this resume ran nothing: that worker's run writes the result to the thread's state",
             server_name=request.server_name,
             name=request.name,
             thread_id=mark.thread_id,
