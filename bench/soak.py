@@ -125,9 +125,9 @@ async def soak(url: str, seconds: float, interval: float, concurrency: int, rate
             print(f"{last.at:6.0f}{last.calls:9d}{rate_now:9.0f}{last.rss_mb:9.1f}{last.fds:6.0f}{last.tasks:7.0f}")
         for task in loops:
             task.cancel()
-        await asyncio.gather(*loops, return_exceptions=True)
-        if load.errors:
-            raise SystemExit(f"bench/soak.py: {load.errors} of {load.calls} calls failed")
+        crashed = [o for o in await asyncio.gather(*loops, return_exceptions=True) if isinstance(o, Exception)]
+        if load.errors or crashed:
+            raise SystemExit(f"bench/soak.py: {load.errors} of {load.calls} calls failed; loops crashed: {crashed!r}")
         return samples
 
 

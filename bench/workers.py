@@ -110,7 +110,7 @@ class Worker:
             message = await tool.ainvoke(
                 {"type": "tool_call", "name": "echo", "args": {"text": "hello"}, "id": f"c{i}"}
             )
-            assert message.status == "success", message.content
+            expect(message.status == "success", message.content)
 
         def agent_run(agent: Any) -> Callable[[int], Awaitable[None]]:
             async def run(i: int) -> None:
@@ -152,9 +152,8 @@ class Worker:
 
 async def _serve(connection: Connection, url: str) -> None:
     logging.disable(logging.INFO)
-    async with AsyncExitStack() as stack:
-        worker = Worker(url)
-        stack.push_async_callback(worker.stack.aclose)
+    worker = Worker(url)
+    async with worker.stack:
         await worker.open()
         connection.send("ready")
         while True:
