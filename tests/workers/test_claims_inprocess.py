@@ -11,9 +11,18 @@ import mcpbridge_approval
 import pytest
 from langgraph.types import Command
 
-from mcpbridge import MCPBridge, Plugin, PluginError, ServerConnectionError, ToolCallHandler, ToolCallRequest, hookimpl
-from mcpbridge._claims import LocalClaims
-from mcpbridge._errors import ClaimStoreError, ResumeConflictError
+from mcpbridge import (
+    ClaimStoreError,
+    LocalClaims,
+    MCPBridge,
+    Plugin,
+    PluginError,
+    ResumeConflictError,
+    ServerConnectionError,
+    ToolCallHandler,
+    ToolCallRequest,
+    hookimpl,
+)
 from mcpbridge.testing import make_agent, serve_http, tool_call_turn
 from tests.servers import counting
 

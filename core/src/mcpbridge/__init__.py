@@ -16,17 +16,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcpbridge._beyond_tools import ServerInfo
     from mcpbridge._bridge import MCPBridge
+    from mcpbridge._claims import ClaimStore, LocalClaims
     from mcpbridge._config import ServerConfig, Settings, load_settings
     from mcpbridge._connections import ModernOnly
     from mcpbridge._declaration import Capability, Plugin
     from mcpbridge._errors import (
         CannotPauseError,
+        ClaimStoreError,
         ConfigError,
         InvalidHeader,
         InvalidToolArguments,
         MCPBridgeError,
         MCPToolError,
         PluginError,
+        ResumeConflictError,
         ServerConnectionError,
         ServerRequestError,
         ToolCallError,
@@ -66,6 +69,10 @@ _HOMES = {
     "Capability": "_declaration",
     "Plugin": "_declaration",
     "CannotPauseError": "_errors",
+    "ClaimStoreError": "_errors",
+    "ResumeConflictError": "_errors",
+    "ClaimStore": "_claims",
+    "LocalClaims": "_claims",
     "ConfigError": "_errors",
     "InvalidHeader": "_errors",
     "InvalidToolArguments": "_errors",
@@ -110,6 +117,10 @@ _HOMES = {
 __all__ = [
     "AddCommand",
     "CannotPauseError",
+    "ClaimStore",
+    "ClaimStoreError",
+    "LocalClaims",
+    "ResumeConflictError",
     "Capability",
     "ConfigError",
     "InvalidHeader",
