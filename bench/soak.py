@@ -27,7 +27,7 @@ from mcpbridge import MCPBridge, MCPTool
 
 logging.disable(logging.INFO)
 MB = 1024 * 1024
-TOLERANCE = {"rss_mb": 8.0, "fds": 4.0, "tasks": 2.0}
+TOLERANCE = {"rss_mb": 4.0, "fds": 4.0, "tasks": 2.0}
 """How much each figure may grow after warm-up (RSS in MB; descriptors and tasks as counts)."""
 
 
