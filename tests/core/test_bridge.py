@@ -12,7 +12,7 @@ from langchain_core.messages import ToolMessage
 from mcpbridge import ConfigError, InvalidToolArguments, MCPBridge, MCPToolError, ServerConnectionError
 from mcpbridge.testing import serve_http
 from tests.conftest import stdio_config
-from tests.servers import basic
+from tests.servers import basic, sampling_server
 
 
 def call(tool: Any, args: dict[str, Any], id: str = "call-1") -> dict[str, Any]:
@@ -160,6 +160,26 @@ async def test_input_request_without_elicitation_plugin_says_what_to_install() -
     assert message.status == "error"
     hint = "no plugin answered elicitation; installed plugins that can: elicitation (mcpbridge-elicitation"
     assert hint in message.content
+
+
+@pytest.mark.parametrize(
+    ("mode", "tool", "args"),
+    [
+        ("legacy", "summarize", {"text": "a long text"}),  # the server's missing-capability error
+        ("modern", "summarize", {"text": "a long text"}),
+        ("modern", "brainstorm", {"rounds": 1}),  # an input round that asks for sampling
+    ],
+)
+async def test_a_sampling_request_nobody_answers_names_sampling(mode: str, tool: str, args: dict[str, Any]) -> None:
+    """Whether the server refuses for a missing capability or sends a round nobody answers,
+    the hint is about sampling and its plugin, not about user input."""
+    async with MCPBridge({"s": {"server": sampling_server.build(), "mode": mode}}, plugins=[]) as bridge:
+        asking = (await tools_of(bridge))[tool]
+        message = await asking.ainvoke(call(asking, args))
+    assert message.status == "error"
+    hint = "no plugin answered sampling; installed plugins that can: sampling (mcpbridge-sampling"
+    assert hint in message.text, message.text
+    assert "elicitation" not in message.text
 
 
 async def test_tools_are_listed_once_per_connection_and_refreshed_on_request() -> None:

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar, cast
+from typing import Any, TypeAlias, TypeVar, cast, get_args
 
 import anyio
 import httpx2
@@ -374,7 +374,8 @@ class Connection:
                 raise ServerRequestError(self.name, what, f"{exc.message} (code {exc.code})", code=exc.code) from exc
             if tool is None:
                 raise ServerConnectionError(self.name, exc) from exc
-            hint = f". {self._unanswered(None)}" if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY else ""
+            missing = exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+            hint = f". {self._unanswered(_required_capability(exc.data))}" if missing else ""
             return cast(
                 T,
                 _error_result(
@@ -653,3 +654,14 @@ def _first_problem(exc: ValidationError) -> str:
 
 def _error_result(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def _required_capability(data: Any) -> Capability | None:
+    """The client capability a server's "missing required client capability" error names
+    (`data.requiredCapabilities`), when it is one that plugins answer."""
+    required = data.get("requiredCapabilities") if isinstance(data, Mapping) else None
+    if isinstance(required, Mapping):
+        for capability in get_args(Capability):
+            if capability in required:
+                return cast(Capability, capability)
+    return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from jsonschema import Draft202012Validator
 from langchain_core.callbacks import AsyncCallbackManager
@@ -180,9 +180,11 @@ class MCPTool(BaseTool):
 
     def _output(self, result: Any, request: ToolCallRequest) -> Any:
         if isinstance(result, InputRequiredResult):
-            hint = self._binding.unanswered("elicitation")
+            capability = _asked_for(result)
+            hint = self._binding.unanswered(capability)
             raise MCPToolError(
-                f"MCP tool {request.name!r} on server {request.server_name!r} asked for user input: {hint}",
+                f"MCP tool {request.name!r} on server {request.server_name!r} asked the client for "
+                f"{_ASKING_FOR[capability]}: {hint}",
                 result,
                 server_name=request.server_name,
                 name=request.name,
@@ -225,6 +227,24 @@ class MCPTool(BaseTool):
             name=self.name,
             status="error",
         )
+
+
+_ASKING_FOR: dict[Capability, str] = {
+    "elicitation": "user input",
+    "sampling": "a model's answer (sampling)",
+    "roots": "its roots",
+}
+_METHODS: dict[str, Capability] = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+def _asked_for(result: InputRequiredResult) -> Capability:
+    """What a round nobody answered asks of the client: a person first, then a model, then roots."""
+    asked = {_METHODS.get(str(getattr(item, "method", ""))) for item in (result.input_requests or {}).values()}
+    return next((kind for kind in get_args(Capability) if kind in asked), "elicitation")
 
 
 def _no_message(request: ToolCallRequest) -> str:
