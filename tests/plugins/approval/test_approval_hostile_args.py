@@ -7,7 +7,7 @@ import posixpath
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from mcp.types import Tool, ToolAnnotations
 from mcpbridge_approval import Settings, needs_approval
@@ -132,6 +132,8 @@ def _lexically_inside(path: str, directory: str) -> bool:
 
 @settings(max_examples=300, deadline=None)
 @given(directory=_glob_dir, tail=_glob_tail, path=_tricky_path)
+@example(directory="/tmp", tail="*", path="/tmp/\\")  # `\` is a separator on a Windows server
+@example(directory="/tmp", tail="**", path="/tmp/\\")
 def test_random_path_tricks_never_waive_outside_the_globs_directory(directory: str, tail: str, path: str) -> None:
     glob = posixpath.join(directory, tail)
     rules = {"rules": [{"tool": "delete_file", "approval": "waive", "when": [{"argument": "path", "glob": glob}]}]}

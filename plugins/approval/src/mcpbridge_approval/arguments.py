@@ -39,7 +39,8 @@ def is_suspect_path(text: str) -> bool:
 @lru_cache(maxsize=256)
 def compile_glob(glob: str) -> re.Pattern[str]:
     """`glob` as an anchored regular expression: `**` matches anything (any depth), `*` and
-    `?` never match `/`, `[abc]` / `[!abc]` are character classes (never matching `/`)."""
+    `?` never match a separator (`/`, or `\\` for a Windows server, as in `is_suspect_path`),
+    `[abc]` / `[!abc]` are character classes (never matching a separator either)."""
     out: list[str] = []
     i, n = 0, len(glob)
     while i < n:
@@ -49,9 +50,9 @@ def compile_glob(glob: str) -> re.Pattern[str]:
                 out.append(".*")
                 i += 2
                 continue
-            out.append("[^/]*")
+            out.append(r"[^/\\]*")
         elif char == "?":
-            out.append("[^/]")
+            out.append(r"[^/\\]")
         elif char == "[":
             end = glob.find("]", i + 2 if glob.startswith("[!", i) else i + 1)
             if end == -1:
@@ -61,7 +62,7 @@ def compile_glob(glob: str) -> re.Pattern[str]:
                 negate = body.startswith("!")
                 body = body[1:] if negate else body
                 escaped = "".join("\\" + c if c in "\\^]" else c for c in body)
-                out.append(f"[^/{escaped}]" if negate else f"(?![/])[{escaped}]")
+                out.append(f"[^/\\\\{escaped}]" if negate else f"(?![/\\\\])[{escaped}]")
                 i = end + 1
                 continue
         else:
@@ -80,7 +81,15 @@ def glob_verdict(glob: str, value: Any) -> Verdict:
     value = posixpath.normpath(value) if value else value
     if value in _WHOLE_TREES:  # `/.` is `/`: a `*` that may be empty must not make it "inside /"
         return Verdict.MATCH if value == glob else Verdict.NO_MATCH
+    if _ambiguous(value):
+        return Verdict.SUSPECT
     return Verdict.MATCH if compile_glob(glob).match(value) else Verdict.NO_MATCH
+
+
+def _ambiguous(normalised: str) -> bool:
+    """An empty or `.` segment left after `posixpath.normpath`: only a `\\` makes one
+    (`/tmp/\\` is `/tmp` itself on a Windows server, a file named `\\` on a POSIX one)."""
+    return any(segment in ("", ".") for segment in _segments(normalised)[1:])
 
 
 _WHOLE_TREES = frozenset({"/", "//", "."})

@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from langgraph.types import Interrupt
-
-from mcpbridge import Question, schema_problems
+from mcpbridge import InterruptLike, Question, schema_problems
 
 PAYLOAD_TYPE = "mcp_approval"
 APPROVE: dict[str, Any] = {"type": "approve"}
@@ -80,7 +78,7 @@ def decision_schema(allowed: Sequence[str], input_schema: Mapping[str, Any]) -> 
 
 
 def create_approval_resume(
-    interrupts: Interrupt | Iterable[Interrupt],
+    interrupts: InterruptLike | Iterable[InterruptLike],
     decision: Decision | Callable[[Mapping[str, Any]], Decision] = APPROVE,
 ) -> dict[str, dict[str, Any]]:
     """`{interrupt.id: decision}` for every pending approval in `interrupts` (other
