@@ -167,6 +167,12 @@ def test_questions_check_resume_values_and_skip_other_kinds() -> None:
         question.resume(mine, "maybe")
     with pytest.raises(ValueError, match="interrupt 2 is a 'other' interrupt, not 'demo_question'"):
         question.resume(other, "yes")
+    # the LangGraph SDK's form: `(await client.threads.get_state(thread_id))["interrupts"]`
+    sdk = [{"id": "1", "value": mine.value}, {"id": "2", "value": other.value}]
+    assert question.resume(sdk, "yes") == {"1": "yes"}
+    assert question.resume(sdk[0], "no") == {"1": "no"}
+    with pytest.raises(TypeError, match=r"expected a LangGraph Interrupt or an \{'id', 'value'\} dict, got str"):
+        question.resume(["1"], "yes")  # type: ignore[list-item]
 
 
 async def test_asking_outside_a_graph_is_an_error_message_and_the_call_never_runs() -> None:

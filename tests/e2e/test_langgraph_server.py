@@ -30,7 +30,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from langgraph.types import Interrupt
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from mcpbridge_approval import APPROVE, create_approval_resume
@@ -157,10 +156,11 @@ async def ask(client: LangGraphClient, text: str, thread_id: str | None = None) 
     return thread_id, values
 
 
-async def pending(client: LangGraphClient, thread_id: str) -> list[Interrupt]:
-    """The thread's open interrupts, as the `Interrupt` objects the approval helper takes."""
+async def pending(client: LangGraphClient, thread_id: str) -> list[Any]:
+    """The thread's open interrupts, as the SDK returns them (`{"id", "value"}` dicts, which
+    the approval helper takes as they are)."""
     state = await client.threads.get_state(thread_id)
-    return [Interrupt(value=item["value"], id=item["id"]) for item in state["interrupts"]]
+    return list(state["interrupts"])
 
 
 async def resume(client: LangGraphClient, thread_id: str, value: Any) -> dict[str, Any]:
@@ -188,9 +188,9 @@ async def test_an_approved_call_runs_once_after_the_resume(
     before = notes.calls("delete_note")
     thread_id, _ = await ask(client, 'delete_note {"title": "groceries"}')
     [interrupt] = await pending(client, thread_id)
-    assert interrupt.value["type"] == "mcp_approval"
-    assert (interrupt.value["server_name"], interrupt.value["name"]) == ("notes", "delete_note")
-    assert interrupt.value["arguments"] == {"title": "groceries"}
+    assert interrupt["value"]["type"] == "mcp_approval"
+    assert (interrupt["value"]["server_name"], interrupt["value"]["name"]) == ("notes", "delete_note")
+    assert interrupt["value"]["arguments"] == {"title": "groceries"}
     assert notes.calls("delete_note") == before  # paused before the server was called
 
     values = await resume(client, thread_id, create_approval_resume([interrupt], APPROVE))

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from mcpbridge._hints import ToolHints, tool_hints
     from mcpbridge._hookspecs import AddCommand, hookimpl
     from mcpbridge._httpfields import check_headers, header_problem
-    from mcpbridge._interrupts import Question, pause
+    from mcpbridge._interrupts import InterruptLike, Question, pause
     from mcpbridge._pipeline import (
         RequestChanges,
         TaskHandle,
@@ -89,6 +89,7 @@ _HOMES = {
     "hookimpl": "_hookspecs",
     "check_headers": "_httpfields",
     "header_problem": "_httpfields",
+    "InterruptLike": "_interrupts",
     "Question": "_interrupts",
     "pause": "_interrupts",
     "RequestChanges": "_pipeline",
@@ -133,6 +134,7 @@ __all__ = [
     "Plugin",
     "PluginConfig",
     "PluginError",
+    "InterruptLike",
     "Question",
     "RedactingFilter",
     "RequestChanges",

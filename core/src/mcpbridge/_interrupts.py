@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeAlias, TypeGuard, TypeVar, cast
 
 from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_SCRATCHPAD
 from langgraph.config import get_config
@@ -139,17 +139,21 @@ class Question(Generic[A]):
         )
         return answer
 
-    def pending(self, interrupts: Interrupt | Iterable[Interrupt]) -> list[Interrupt]:
-        """The interrupts in `interrupts` (e.g. `result["__interrupt__"]`) that ask this question."""
-        if isinstance(interrupts, Interrupt):
-            kind = interrupt_payload(interrupts).get("type")
+    def pending(self, interrupts: InterruptLike | Iterable[InterruptLike]) -> list[Interrupt]:
+        """The interrupts in `interrupts` that ask this question: `result["__interrupt__"]`
+        of a graph run, or the `{"id", "value"}` dicts the LangGraph SDK returns
+        (`(await client.threads.get_state(thread_id))["interrupts"]`)."""
+        if isinstance(interrupts, Interrupt) or _is_sdk_interrupt(interrupts):
+            item = as_interrupt(interrupts)
+            kind = interrupt_payload(item).get("type")
             if kind != self.kind:
-                raise ValueError(f"interrupt {interrupts.id} is a {kind!r} interrupt, not {self.kind!r}")
-            return [interrupts]
-        return [item for item in interrupts if _kind(item) == self.kind]
+                raise ValueError(f"interrupt {item.id} is a {kind!r} interrupt, not {self.kind!r}")
+            return [item]
+        items = [as_interrupt(item) for item in cast("Iterable[InterruptLike]", interrupts)]
+        return [item for item in items if _kind(item) == self.kind]
 
     def resume(
-        self, interrupts: Interrupt | Iterable[Interrupt], answer: Any | Callable[[Mapping[str, Any]], Any]
+        self, interrupts: InterruptLike | Iterable[InterruptLike], answer: Any | Callable[[Mapping[str, Any]], Any]
     ) -> dict[str, A]:
         """`{interrupt.id: answer}` for every pending question of this kind, each answer
         checked now; `answer` is one answer for all or a function of each payload. Merge
@@ -160,6 +164,23 @@ class Question(Generic[A]):
             chosen = answer(payload) if callable(answer) else answer
             resume[interrupt_id(item)] = self.check(payload, chosen)
         return resume
+
+
+InterruptLike: TypeAlias = "Interrupt | Mapping[str, Any]"
+"""A LangGraph `Interrupt`, or its `{"id": ..., "value": ...}` form from the LangGraph SDK."""
+
+
+def as_interrupt(item: InterruptLike) -> Interrupt:
+    """`item` as an `Interrupt`; the SDK's dict form must have `id` and `value`."""
+    if isinstance(item, Interrupt):
+        return item
+    if not _is_sdk_interrupt(item):
+        raise TypeError(f"expected a LangGraph Interrupt or an {{'id', 'value'}} dict, got {type(item).__name__}")
+    return Interrupt(value=item["value"], id=str(item["id"]))
+
+
+def _is_sdk_interrupt(item: object) -> TypeGuard[Mapping[str, Any]]:
+    return isinstance(item, Mapping) and "id" in item and "value" in item
 
 
 def where(payload: Mapping[str, Any]) -> str:

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from langgraph.types import Interrupt
 from mcp.types import ElicitRequest, ElicitRequestFormParams
 
-from mcpbridge import Question, schema_problems
+from mcpbridge import InterruptLike, Question, schema_problems
 
 PAYLOAD_TYPE = "mcp_elicitation"
 ACTIONS = ("accept", "decline", "cancel")
@@ -86,7 +85,7 @@ def answers_schema(requests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def create_elicitation_resume(interrupt: Interrupt, answers: Mapping[str, Mapping[str, Any]]) -> dict[str, Answers]:
+def create_elicitation_resume(interrupt: InterruptLike, answers: Mapping[str, Mapping[str, Any]]) -> dict[str, Answers]:
     """`{interrupt.id: answers}` for one paused call, checked now so mistakes surface here.
 
     `answers` maps each question key to `{"action": "accept", "content": {...}}`,

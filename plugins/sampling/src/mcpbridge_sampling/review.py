@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from langgraph.types import Interrupt
 from mcp.types import CreateMessageRequestParams, TextContent
 
-from mcpbridge import Question
+from mcpbridge import InterruptLike, Question
 from mcpbridge_sampling.sampler import Draft
 
 PAYLOAD_TYPE = "mcp_sampling"
@@ -82,7 +81,7 @@ def review_details(key: str, params: CreateMessageRequestParams, draft: Draft) -
 
 
 def create_sampling_resume(
-    interrupts: Interrupt | Iterable[Interrupt],
+    interrupts: InterruptLike | Iterable[InterruptLike],
     decision: Mapping[str, Any] | Callable[[Mapping[str, Any]], Mapping[str, Any]] = APPROVE,
 ) -> dict[str, dict[str, Any]]:
     """`{interrupt.id: decision}` for every pending sampling review (other interrupts are
