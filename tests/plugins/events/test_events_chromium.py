@@ -84,6 +84,9 @@ async def test_cards_go_from_running_to_result_and_output_stays_text(page: Any, 
             await forecast.and_(page.locator("[data-status=running][data-kind=loading]")).wait_for()
             assert "get_forecast" in await forecast.inner_text()
             assert "city=Oslo" in await forecast.inner_text()
+            # The card may appear from the model's message before the call's `started` event
+            # brings the server's name: wait for that, then check it leads the badges.
+            await forecast.locator(".badge", has_text="weather").wait_for()
             assert await forecast.locator(".badge").first.inner_text() == "weather"  # the server's name
             await forecast.locator(".progress").wait_for()  # the first progress notification
 
