@@ -139,6 +139,23 @@ async def test_a_call_in_flight_when_the_stdio_server_dies_fails_fast_and_says_w
         assert text(await call(bridge, "basic", "echo", {"text": "back"})) == "back"
 
 
+async def test_every_call_in_flight_when_the_server_dies_is_told_why_not_that_the_bridge_closes() -> None:
+    """The first call to see the broken transport drops the session; the calls sharing it
+    must still say why it ended, never "the bridge is closing" (it is not)."""
+    async with MCPBridge({"basic": stdio_config()}, plugins=[], timeout=60) as bridge:
+        tools = {tool.binding.tool.name: tool for tool in await bridge.list_tools()}
+        waiting = [asyncio.create_task(tools["slow"].ainvoke({"seconds": 30})) for _ in range(5)]
+        await asyncio.sleep(0.5)
+        with pytest.raises(ServerConnectionError):
+            await tools["die"].ainvoke({})
+        failures = await asyncio.gather(*waiting, return_exceptions=True)
+        assert all(isinstance(failure, ServerConnectionError) for failure in failures), failures
+        for failure in failures:
+            assert "exited with code 3" in str(failure)
+            assert "closing" not in str(failure)
+        assert text(await call(bridge, "basic", "echo", {"text": "back"})) == "back"
+
+
 async def _die(bridge: MCPBridge) -> None:
     tools = {tool.binding.tool.name: tool for tool in await bridge.list_tools()}
     await tools["die"].ainvoke({})

@@ -214,7 +214,6 @@ class Connection:
         progress = _progress_reporter(request) if request.observers else None
 
         async def send(current: _Open) -> CallToolResult | InputRequiredResult:
-            deadline = time.monotonic() + limit
             call = current.session.call_tool(
                 request.name,
                 request.args,
@@ -225,18 +224,11 @@ class Connection:
                 progress_callback=progress,
                 allow_input_required=True,
             )
-            token = call_headers.set(request.headers) if request.headers else None
             asked = self._asked.copy() if request.observers else None
             try:
-                result: CallToolResult | InputRequiredResult = await self._translate(
-                    request.name, current, call, deadline=deadline
-                )
+                result: CallToolResult | InputRequiredResult = await self._sent(request, current, call, limit)
                 return result
-            except _Expired:
-                raise ToolTimeoutError(self.name, request.name, limit) from None
             finally:
-                if token is not None:
-                    call_headers.reset(token)
                 if asked is not None and asked != self._asked:
                     # The server asked the client (a person, a model) while this call ran:
                     # this call, or another on the same session; the answer is not this
@@ -256,12 +248,7 @@ class Connection:
         limit = request.timeout or self.timeout
 
         async def send(what: str, run: Callable[[ClientSession, float], Awaitable[Any]]) -> Any:
-            token = call_headers.set(request.headers) if request.headers else None
-            try:
-                return await self.request(what, lambda session: run(session, limit))
-            finally:
-                if token is not None:
-                    call_headers.reset(token)
+            return await _with_headers(request.headers, self.request(what, lambda session: run(session, limit)))
 
         if (await self._current()).session.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return _error_result(
@@ -274,21 +261,21 @@ class Connection:
         progress = _progress_reporter(request) if request.observers else None
 
         async def create(current: _Open) -> CallToolResult | CreateTaskResult:
-            token = call_headers.set(request.headers) if request.headers else None
-            try:
-                created = _create_task(current.session, request, task, limit, progress)
-                result: CallToolResult | CreateTaskResult = await self._translate(
-                    request.name, current, created, deadline=time.monotonic() + limit
-                )
-                return result
-            except _Expired:
-                raise ToolTimeoutError(self.name, request.name, limit) from None
-            finally:
-                if token is not None:
-                    call_headers.reset(token)
+            created = _create_task(current.session, request, task, limit, progress)
+            result: CallToolResult | CreateTaskResult = await self._sent(request, current, created, limit)
+            return result
 
         answer = await self._once_more_if_forgotten(request.name, create)
         return answer if isinstance(answer, CallToolResult) else _handle(answer.task, request.name, send)
+
+    async def _sent(self, request: ToolCallRequest, current: _Open, call: Awaitable[T], limit: float) -> T:
+        """Await `call`, a request of this tool call, with the call's headers and within `limit`."""
+        try:
+            return await _with_headers(
+                request.headers, self._translate(request.name, current, call, deadline=time.monotonic() + limit)
+            )
+        except _Expired:
+            raise ToolTimeoutError(self.name, request.name, limit) from None
 
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller."""
@@ -366,7 +353,7 @@ class Connection:
             if exc.code == REQUEST_TIMEOUT and deadline is not None and time.monotonic() >= deadline:
                 raise _Expired from None  # our own wait ran out; a server's own -32001 comes sooner
             if exc.code == CONNECTION_CLOSED and (link.ended.is_set() or link.closing):
-                closed_by_us = link.closing
+                closed_by_us = link.closing and not link.broke
                 await self._forget(current)  # waits for the transport to end: the exit code is known after
                 reason = "the bridge is closing" if closed_by_us else link.end_reason()
                 raise ServerConnectionError(self.name, reason, name=tool) from exc
@@ -406,6 +393,7 @@ class Connection:
     async def _forget(self, current: _Open) -> None:
         if self._open is current:
             logger.warning("mcpbridge: connection to server %r broke; the next call reconnects", self.name)
+            current.link.broke = True
             await self.aclose()
 
     async def _connect(self) -> _Open:
@@ -665,3 +653,13 @@ def _required_capability(data: Any) -> Capability | None:
             if capability in required:
                 return cast(Capability, capability)
     return None
+
+
+async def _with_headers(headers: Mapping[str, str] | None, request: Awaitable[T]) -> T:
+    """Await `request` with `headers` as the HTTP headers of what it sends (`call_headers`)."""
+    token = call_headers.set(headers) if headers else None
+    try:
+        return await request
+    finally:
+        if token is not None:
+            call_headers.reset(token)

@@ -48,6 +48,10 @@ class Link:
         self.ended = asyncio.Event()
         self.session_gone = False
         self.closing = False
+        """The bridge is closing this transport (`aclose()`)."""
+        self.broke = False
+        """...because it broke under a call: the calls sharing it say why it ended, not that
+        the bridge is closing."""
         self._describe_end: Callable[[], str] = lambda: "the connection closed"
 
     def end_reason(self) -> str:
