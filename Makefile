@@ -28,7 +28,7 @@ thirdparty:
 	else echo "npm not found: the tests/thirdparty tier will be skipped"; fi
 
 bench: $(STAMP)
-	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+	for b in bench/[!_]*.py; do $(BIN)/python $$b || exit 1; done
 
 lint: $(STAMP)
 	$(BIN)/ruff check core plugins tests bench
