@@ -31,8 +31,8 @@ bench: $(STAMP)
 	for b in bench/[!_]*.py; do $(BIN)/python $$b || exit 1; done
 
 lint: $(STAMP)
-	$(BIN)/ruff check core plugins tests bench
-	$(BIN)/ruff format --check core plugins tests bench
+	$(BIN)/ruff check core plugins tests bench examples
+	$(BIN)/ruff format --check core plugins tests bench examples
 	$(BIN)/mypy core/src $(addsuffix /src,$(PLUGINS))
 
 clean:
