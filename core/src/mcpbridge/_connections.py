@@ -207,8 +207,7 @@ class Connection:
         if _task_only(request):
             return _error_result(
                 f"MCP tool {request.name!r} on server {self.name!r} runs only as an MCP task "
-                "(execution.taskSupport 'required'): install and enable the `mcpbridge-tasks` plugin "
-                "(pip install mcpbridge-tasks)"
+                f"(execution.taskSupport 'required'): {self._unanswered('tasks')}"
             )
         limit = request.timeout or self.timeout
         progress = _progress_reporter(request) if request.observers else None

@@ -14,8 +14,9 @@ from typing import Literal, TypeAlias
 
 from pydantic import BaseModel
 
-Capability: TypeAlias = Literal["elicitation", "sampling", "roots"]
-"""A client capability of the MCP protocol that a plugin can answer for servers."""
+Capability: TypeAlias = Literal["elicitation", "sampling", "roots", "tasks"]
+"""A client capability of the MCP protocol that a plugin can answer for servers ("tasks":
+running task-augmented tool calls, `execution.taskSupport`)."""
 
 DECLARATION = "mcpbridge_plugin"
 """The attribute the core reads a plugin's `Plugin` from."""

@@ -23,7 +23,11 @@ __all__ = [
 ]
 
 mcpbridge_plugin = Plugin(
-    settings=TasksSettings, position=55, after=("approval", "elicitation"), before=("retry", "headers", "cache")
+    settings=TasksSettings,
+    position=55,
+    after=("approval", "elicitation"),
+    before=("retry", "headers", "cache"),
+    answers=("tasks",),
 )
 
 
