@@ -135,6 +135,24 @@ async def test_one_round_asks_the_model_and_the_person() -> None:
     assert text(tool_message(result)) == "published: short"
 
 
+async def test_each_thread_reviews_its_own_draft_though_tool_call_ids_repeat() -> None:
+    """Two users' runs on one bridge, the same request, and tool-call ids numbered alike in
+    both threads (`call-1`, as some models do): each person reviews a draft made for their
+    own run, never the other thread's."""
+    model = RecordingChatModel(replies=["draft for a", "draft for b"])
+    async with bridge(model, [mcpbridge_elicitation, mcpbridge_sampling], review="always") as mcp:
+        tools = await mcp.list_tools()
+        shown = {}
+        for user in "ab":
+            run = make_agent([tool_call_turn(("summarize_and_confirm", {"text": "t"}))], tools)
+            config = {"configurable": {"thread_id": f"thread-{user}"}}
+            [review] = (await run.ainvoke({"messages": [("user", "go")]}, config))["__interrupt__"]
+            assert review.value["tool_call_id"] == "call-1"
+            shown[user] = review.value["draft"]["text"]
+    assert shown == {"a": "draft for a", "b": "draft for b"}
+    assert len(model.calls) == 2
+
+
 async def test_without_the_sampling_plugin_the_round_fails_naming_sampling() -> None:
     async with bridge(RecordingChatModel(), [mcpbridge_elicitation]) as mcp:
         run = make_agent([tool_call_turn(("summarize_and_confirm", {"text": "t"}))], await mcp.list_tools())

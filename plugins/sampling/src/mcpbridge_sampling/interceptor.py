@@ -22,7 +22,7 @@ ARTIFACT_TYPE = "mcpbridge_sampling"
 _KEPT = 256
 """Rounds (and drafts) kept waiting for a re-call or a resume; the oldest are dropped."""
 
-_Round = tuple[str, str, str | None, str | None]
+_Round = tuple[str, str, str, str | None, str | None]
 
 
 class SamplingInterceptor:
@@ -108,7 +108,14 @@ def _reviewed(request: ToolCallRequest, key: str, asked: CreateMessageRequest, d
 
 
 def _round(request: ToolCallRequest, state: str | None) -> _Round:
-    return (request.server_name, request.name, request.tool_call_id, state)
+    """What a kept answer belongs to: the run's thread too, since tool-call ids are the
+    model's and some models number them the same way in every thread (`call_0`)."""
+    return (_thread(request), request.server_name, request.name, request.tool_call_id, state)
+
+
+def _thread(request: ToolCallRequest) -> str:
+    config = getattr(request.runtime, "config", None) or {}
+    return str((config.get("configurable") or {}).get("thread_id", ""))
 
 
 def _failed(request: ToolCallRequest, problem: str) -> ToolCallError:
