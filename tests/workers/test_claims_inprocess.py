@@ -47,7 +47,7 @@ class RecordingClaims(LocalClaims):
 
 class FailingClaims:
     async def claim(self, key: str, owner: str) -> str:
-        raise ConnectionRefusedError("the claim store is down")
+        raise ConnectionRefusedError("the claim store at postgresql://app:s3cret-pw@db/app is down")
 
     async def release(self, key: str, owner: str) -> None:
         raise ConnectionRefusedError("the claim store is down")
@@ -133,9 +133,12 @@ async def test_a_failing_claim_store_sends_nothing() -> None:
     plugins = [mcpbridge_approval, Providing(FailingClaims())]
     async with MCPBridge({"files": {"server": server}}, plugins=plugins) as bridge:
         agent, config, resume = await paused(bridge, "store-down", "delete_file", {"path": "/d"})
-        with pytest.raises(ClaimStoreError, match="could not be claimed, so it was not sent.*ConnectionRefusedError"):
+        with pytest.raises(
+            ClaimStoreError, match="could not be claimed, so it was not sent.*ConnectionRefusedError"
+        ) as caught:
             await agent.ainvoke(resume, config)
     assert calls["delete_file"] == 0
+    assert "s3cret-pw" not in str(caught.value)  # the store's own error may quote its URL
 
 
 async def test_a_resume_that_could_not_reach_the_server_can_be_sent_again() -> None:

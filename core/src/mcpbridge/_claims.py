@@ -29,8 +29,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from mcpbridge._errors import ClaimStoreError, ResumeConflictError, ServerConnectionError
+from mcpbridge._errors import ClaimStoreError, ResumeConflictError, ServerConnectionError, describe
 from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge._redaction import redact_text
 
 logger = logging.getLogger(__name__)
 
@@ -154,13 +155,12 @@ async def _release(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest
         await store.release(mark.key(request), mark.owner)
     except Exception as exc:
         logger.warning(
-            "mcpbridge: could not release the claim of tool %r on server %r in thread %r (%s: %s): "
+            "mcpbridge: could not release the claim of tool %r on server %r in thread %r (%s): "
             "resuming it again is refused until the claim expires",
             request.name,
             request.server_name,
             mark.thread_id,
-            type(exc).__name__,
-            exc,
+            redact_text(describe(exc)),
         )
 
 
@@ -171,7 +171,7 @@ async def _claim(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest) 
     except Exception as exc:
         raise ClaimStoreError(
             f"the resumed call of {what} could not be claimed, so it was not sent: the claim store failed "
-            f"({type(exc).__name__}: {exc}); resume again once the store is reachable"
+            f"({redact_text(describe(exc))}); resume again once the store is reachable"
         ) from exc
     if holder != mark.owner:
         raise ResumeConflictError(
