@@ -114,8 +114,10 @@ async def test_image_resources_become_image_blocks_and_annotations_stay(content_
     assert (pdf["type"], pdf["mime_type"]) == ("file", "application/pdf")
     wire = {"audience": ["user"], "priority": 0.25, "lastModified": "2026-11-30T12:00:00Z"}
     assert pdf["extras"] == {"uri": "memo://pdf", "annotations": wire}
-    assert (binary["type"], binary.get("mime_type")) == ("file", None)
-    assert binary["extras"] == {"annotations": {"priority": 1.0}, "name": "a"}
+    # A link no model integration should open (file:) is described as text, never a `url` block.
+    assert binary["type"] == "text"
+    assert binary["text"] == "[resource link 'a'; URI 'file:///tmp/a.bin', not opened: not an http(s) or data: URL]"
+    assert binary["extras"] == {"annotations": {"priority": 1.0}, "name": "a", "uri": "file:///tmp/a.bin"}
     assert (annotated["text"], annotated["extras"]) == ("for the user", {"annotations": wire})
     assert text == {"type": "text", "text": "plain"}  # no annotations: the lean block, no extras
 

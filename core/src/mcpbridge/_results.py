@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from langchain_core.messages import content as blocks
 from mcp.types import (
@@ -65,9 +67,7 @@ def _plain_block(item: Any) -> Any:
     if isinstance(item, AudioContent):
         return blocks.create_audio_block(base64=item.data, mime_type=item.mime_type)
     if isinstance(item, ResourceLink):
-        extras = {"name": item.name, **({"description": item.description} if item.description else {})}
-        create = blocks.create_image_block if _is_image(item.mime_type) else blocks.create_file_block
-        return create(url=str(item.uri), mime_type=item.mime_type, **extras)
+        return _link_block(item)
     if isinstance(item, EmbeddedResource):
         resource = item.resource
         if isinstance(resource, TextResourceContents):
@@ -77,6 +77,42 @@ def _plain_block(item: Any) -> Any:
             create = blocks.create_image_block if _is_image(mime_type) else blocks.create_file_block
             return create(base64=resource.blob, mime_type=mime_type, uri=str(resource.uri))
     return blocks.create_non_standard_block(item.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+def _link_block(link: ResourceLink) -> Any:
+    """An `image` (or `file`) block when its URI is one a model integration may fetch, else a
+    text block that describes the link: the integration is never handed `file:///etc/passwd`
+    or the server's own scheme to open (it is there for `read_resource`, shown as text)."""
+    uri = str(link.uri)
+    extras: dict[str, Any] = {"name": link.name, **({"description": link.description} if link.description else {})}
+    if _openable(uri):
+        create = blocks.create_image_block if _is_image(link.mime_type) else blocks.create_file_block
+        return create(url=uri, mime_type=link.mime_type, **extras)
+    kind = f", {link.mime_type}" if link.mime_type else ""
+    about = f": {link.description}" if link.description else ""
+    text = f"[resource link {link.name!r}{kind}{about}; URI {uri!r}, not opened: not an http(s) or data: URL]"
+    return blocks.create_text_block(text, **extras, uri=uri)
+
+
+_NOT_IN_URLS = re.compile(r"[\x00-\x20\x7f-\x9f]")
+"""Whitespace and control characters, which hide a scheme (" file:", "java\tscript:")."""
+
+
+def _openable(uri: str) -> bool:
+    """Whether `uri` is an `http(s)` URL with a host or an inline `data:` URI: the only links
+    that become blocks a model integration may fetch. Schemes compare case-insensitively."""
+    if _NOT_IN_URLS.search(uri):
+        return False
+    scheme, _, rest = uri.partition(":")
+    scheme = scheme.lower()
+    if scheme == "data":
+        return "," in rest
+    if scheme not in ("http", "https") or not rest.startswith("//"):
+        return False
+    try:
+        return bool(urlsplit(uri).hostname)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return False
 
 
 def _is_image(mime_type: str | None) -> bool:
