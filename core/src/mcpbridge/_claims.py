@@ -24,6 +24,7 @@ import socket
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_CLAIM_TTL = 7 * 24 * 3600.0
 """How long a claim is kept by default (seconds): longer than any resume is retried."""
+
+DEFAULT_MAX_CLAIMS = 100_000
+"""How many unexpired claims a `LocalClaims` holds at most (about 40 MB at the cap)."""
 
 
 @runtime_checkable
@@ -58,22 +62,38 @@ class ClaimStore(Protocol):
 
 
 class LocalClaims:
-    """Claims held in this process: enough for one worker process, or for tests."""
+    """Claims held in this process: enough for one worker process, or for tests.
 
-    def __init__(self, ttl: float = DEFAULT_CLAIM_TTL) -> None:
+    A claim costs O(1): claims sit in the order they expire (one TTL for all, a monotonic
+    clock), so expired ones are dropped from the front as new ones come. At most
+    `max_claims` unexpired claims are held (about 0.4 kB each): past that a new key is
+    refused with a `ClaimStoreError`, so its resume sends nothing and can be resumed once
+    claims expire. A live claim is never dropped to make room: that could run a call twice.
+    """
+
+    def __init__(self, ttl: float = DEFAULT_CLAIM_TTL, max_claims: int = DEFAULT_MAX_CLAIMS) -> None:
+        if max_claims < 1:
+            raise ValueError(f"max_claims must be at least 1, not {max_claims}")
         self.ttl = ttl
-        self._held: dict[str, tuple[str, float]] = {}
+        self.max_claims = max_claims
+        self._held: OrderedDict[str, tuple[str, float]] = OrderedDict()  # key → (owner, expiry), soonest first
         self._lock = threading.Lock()  # bridges with loop threads of their own share it
 
     async def claim(self, key: str, owner: str) -> str:
         now = time.monotonic()
         with self._lock:
+            self._expire(now)
             held = self._held.get(key)
             if held is not None and held[0] != owner and held[1] > now:
                 return held[0]
-            if len(self._held) > 1024:
-                self._held = {k: v for k, v in self._held.items() if v[1] > now}
+            if held is None and len(self._held) >= self.max_claims:
+                raise ClaimStoreError(
+                    f"LocalClaims holds {len(self._held)} unexpired claims, its cap (max_claims); "
+                    f"the oldest expires in {self._held[next(iter(self._held))][1] - now:.0f} s. Share claims "
+                    "through the mcpbridge-claims plugin (`url`), or provide LocalClaims(max_claims=..., ttl=...)"
+                )
             self._held[key] = (owner, now + self.ttl)
+            self._held.move_to_end(key)
         return owner
 
     async def release(self, key: str, owner: str) -> None:
@@ -83,6 +103,14 @@ class LocalClaims:
 
     async def aclose(self) -> None:
         return None
+
+    def _expire(self, now: float) -> None:
+        """Drop the expired claims at the front (each claim is dropped once: O(1) amortized)."""
+        while self._held:
+            first = next(iter(self._held.values()))
+            if first[1] > now:
+                return
+            self._held.popitem(last=False)
 
 
 LOCAL_CLAIMS = LocalClaims()
