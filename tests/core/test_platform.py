@@ -129,11 +129,13 @@ def test_one_reading_of_annotations_with_the_spec_defaults() -> None:
         True,
         False,
     )
-    reader = tool_hints(tool(read_only_hint=True, destructive_hint=True))
+    reader = tool_hints(tool(read_only_hint=True))
     assert reader.read_only
     assert not reader.destructive
     assert reader.idempotent
     assert reader.annotated
+    contradiction = tool_hints(tool(read_only_hint=True, destructive_hint=True))  # the unsafe claim wins
+    assert (contradiction.read_only, contradiction.destructive, contradiction.idempotent) == (False, True, False)
     assert not tool_hints(tool(destructive_hint=False)).destructive
     assert tool_hints(tool(read_only_hint=False)).destructive
     assert tool_hints(tool(idempotent_hint=True)).annotated is False

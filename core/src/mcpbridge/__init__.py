@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mcpbridge._config import ServerConfig, Settings, load_settings
     from mcpbridge._connections import ModernOnly
     from mcpbridge._declaration import Capability, Plugin
+    from mcpbridge._definitions import HeldTool
     from mcpbridge._errors import (
         CannotPauseError,
         ClaimStoreError,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
         describe,
     )
     from mcpbridge._hints import ToolHints, tool_hints
-    from mcpbridge._hookspecs import AddCommand, hookimpl
+    from mcpbridge._hookspecs import AddCommand, BridgeObserver, hookimpl
     from mcpbridge._httpfields import check_headers, header_problem
     from mcpbridge._interrupts import InterruptLike, Question, pause
     from mcpbridge._pipeline import (
@@ -86,6 +87,8 @@ _HOMES = {
     "ToolHints": "_hints",
     "tool_hints": "_hints",
     "AddCommand": "_hookspecs",
+    "BridgeObserver": "_hookspecs",
+    "HeldTool": "_definitions",
     "hookimpl": "_hookspecs",
     "check_headers": "_httpfields",
     "header_problem": "_httpfields",
@@ -117,6 +120,8 @@ _HOMES = {
 
 __all__ = [
     "AddCommand",
+    "BridgeObserver",
+    "HeldTool",
     "CannotPauseError",
     "ClaimStore",
     "ClaimStoreError",

@@ -28,7 +28,9 @@ from mcpbridge._beyond_tools import (
 from mcpbridge._claims import LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._config import ServerConfig, Settings, build_settings, expand_env, load_settings
 from mcpbridge._connections import Connection
+from mcpbridge._definitions import HeldTool, ToolDefinitions
 from mcpbridge._errors import ConfigError, ServerConnectionError
+from mcpbridge._listing import ToolNames
 from mcpbridge._loops import HomeLoop
 from mcpbridge._pipeline import ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._plugins import PluginHost
@@ -94,6 +96,8 @@ class MCPBridge:
         }
         self._home = HomeLoop()
         self._tools: dict[tuple[str, str], tuple[Tool, MCPTool]] = {}
+        self._definitions = ToolDefinitions(self.settings, self.plugins.bridge_observers())
+        self._names = ToolNames()
 
     def _client_options(self, name: str, server: ServerConfig) -> dict[str, Any]:
         options = self.plugins.client_options(name, server)
@@ -186,7 +190,8 @@ class MCPBridge:
                 message: ToolMessage = await tool.ainvoke(call)
                 return message
         known = ", ".join(sorted(t.binding.tool.name for t in tools)) or "none"
-        raise ConfigError(f"server {server!r} has no tool {name!r}; its tools: {known}")
+        held = self._definitions.why_held(server, name)
+        raise ConfigError(held or f"server {server!r} has no tool {name!r}; its tools: {known}")
 
     async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
         names = list(servers) if servers is not None else list(self.connections)
@@ -196,7 +201,6 @@ class MCPBridge:
             *(self.connections[name].list_tools(refresh=refresh) for name in names), return_exceptions=True
         )
         tools: list[MCPTool] = []
-        owners: dict[str, str] = {}
         for name, result in zip(names, listed, strict=True):
             if isinstance(result, BaseException):
                 if not isinstance(result, ServerConnectionError | ConfigError):
@@ -205,16 +209,21 @@ class MCPBridge:
                     raise result
                 logger.warning("mcpbridge: leaving out the tools of server %r: %s", name, result)
                 continue
-            for mcp_tool in result:
+            for mcp_tool in await self._definitions.review(name, result):
                 tool = self._tool(name, mcp_tool)
-                if tool.name in owners:
-                    raise ConfigError(
-                        f"tool name {tool.name!r} is offered by servers {owners[tool.name]!r} and {name!r}: "
-                        "set `tool_name_prefix = true` (names become {server}_{tool}) or drop one server"
-                    )
-                owners[tool.name] = name
                 tools.append(tool)
-        return tools
+        return self._names.resolve(tools)
+
+    @property
+    def held_tools(self) -> tuple[HeldTool, ...]:
+        """The tools `pin_tools` leaves out: their definitions changed since they were pinned."""
+        return self._definitions.held
+
+    async def accept_tools(self, selection: Sequence[str] = ()) -> list[str]:
+        """Pin the new definitions of held tools (`"server"` or `"server/tool"`; all when empty)
+        in memory and `pins_file`, to offer them from the next listing on; returns them."""
+        await self.list_tools()
+        return await self._home.submit(self._definitions.accept(selection))
 
     # -- beyond tools: server info, resources, prompts ---------------------------------
 

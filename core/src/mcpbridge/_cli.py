@@ -53,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     plugins.add_argument("--json", action="store_true", help="print JSON")
     tools = command("tools", _tools, "list every server's tools with their annotations")
     tools.add_argument("--json", action="store_true", help="print JSON")
+    tools.add_argument(
+        "--accept",
+        nargs="*",
+        metavar="SERVER[/TOOL]",
+        help="pin the new definitions of tools that pin_tools holds back (these, or all of them)",
+    )
     call = command("call", _call, "call one tool and print the ToolMessage content, artifact and status")
     call.add_argument("server")
     call.add_argument("tool", help="the server's own (unprefixed) tool name")
@@ -112,11 +118,13 @@ def _plugins(options: argparse.Namespace) -> int:
 def _tools(options: argparse.Namespace) -> int:
     from mcpbridge._bridge import MCPBridge
 
-    async def run() -> list[Any]:
+    async def run() -> tuple[list[Any], Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
-            return await bridge.list_tools()
+            for accepted in await bridge.accept_tools(options.accept) if options.accept is not None else ():
+                print(f"accepted {accepted}")
+            return await bridge.list_tools(), bridge.held_tools
 
-    tools = asyncio.run(run())
+    tools, held = asyncio.run(run())
     if options.json:
         print(
             json.dumps(
@@ -131,6 +139,10 @@ def _tools(options: argparse.Namespace) -> int:
         hints = ", ".join(f"{k}={v}" for k, v in meta.get("annotations", {}).items()) or "no annotations"
         print(f"{meta.get('server_name')}/{meta.get('name')}  as {tool.name!r}  ({hints})")
         print(f"    {(tool.description or '').strip().splitlines()[0] if tool.description else ''}")
+    for entry in held:
+        name = f"{entry.server_name}/{entry.tool.name}"
+        print(f"{name}  held back: its {', '.join(entry.changed)} changed since pinned; review, then --accept {name}")
+        print(f"    {entry.tool.model_dump_json(by_alias=True, exclude_none=True)}")
     return 0
 
 

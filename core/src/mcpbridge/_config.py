@@ -22,6 +22,7 @@ from mcpbridge._redaction import SECRET_NAME, redact_text, redact_url
 from mcpbridge._roots import RootConfig
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
+DEFAULT_PINS_FILE = "mcpbridge.pins.json"
 MODERN_PROTOCOL = "2026-07-28"
 
 MiB = 1024 * 1024
@@ -66,6 +67,8 @@ class ServerConfig(BaseModel):
     roots: list[RootConfig] | None = None
     """`file://` URIs (or `{uri = ..., name = ...}` tables) the server may work in, answered on
     `roots/list`; change them with `MCPBridge.set_roots()`. Unset: the client has no roots."""
+    pin_tools: bool | None = None
+    """Overrides the top-level `pin_tools` for this server."""
 
     @field_validator("headers")
     @classmethod
@@ -195,6 +198,11 @@ class Settings(BaseModel):
     the default `handle_tool_error` of the bridge's tools."""
     max_argument_bytes: int = Field(default=DEFAULT_MAX_ARGUMENT_BYTES, gt=0)
     max_result_bytes: int = Field(default=DEFAULT_MAX_RESULT_BYTES, gt=0)
+    pin_tools: bool = False
+    """Pin each tool's definition when first seen; a tool whose definition changes after is
+    left out until accepted (`mcpbridge tools --accept`, `MCPBridge.accept_tools`)."""
+    pins_file: str = Field(default=DEFAULT_PINS_FILE, min_length=1)
+    """Where pinned definitions are kept, relative to the config file's directory."""
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
     source: str | None = Field(default=None, exclude=True)
 
@@ -208,6 +216,10 @@ class Settings(BaseModel):
     def server_max_argument_bytes(self, server: str) -> int:
         """The largest `tools/call` arguments (UTF-8 JSON bytes) sent to `server`."""
         return self.servers[server].max_argument_bytes or self.max_argument_bytes
+
+    def server_pins_tools(self, server: str) -> bool:
+        own = self.servers[server].pin_tools
+        return self.pin_tools if own is None else own
 
     def server_max_result_bytes(self, server: str) -> int:
         """The largest tool result (bytes on the wire) accepted from `server`."""

@@ -3,14 +3,16 @@
 The MCP spec: `readOnlyHint` defaults to false, `destructiveHint` to true (it only means
 something when the tool is not read-only), `idempotentHint` to false, `openWorldHint` to
 true. Annotations are the server's claims, not guarantees: use them for defaults that a
-person can override in the config, never as a security boundary on their own.
+person can override in the config, never as a security boundary on their own. Where they
+contradict themselves (`readOnlyHint` and `destructiveHint` both true), the unsafe claim
+wins, for every policy alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcp.types import Tool
+from mcp.types import Tool, ToolAnnotations
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +31,56 @@ class ToolHints:
 
 
 def tool_hints(tool: Tool | None) -> ToolHints:
-    """The hints of `tool` (all defaults for None or a tool without annotations)."""
+    """The hints of `tool` (all defaults for None or a tool without annotations); a tool that
+    claims to be both read-only and destructive is read as destructive, not read-only and
+    idempotent only if it says so."""
     given = tool.annotations if tool is not None else None
     if given is None:
         return ToolHints()
-    read_only = bool(given.read_only_hint)
+    read_only = given.read_only_hint is True and not contradictory(tool)
     return ToolHints(
         read_only=read_only,
         destructive=not read_only and given.destructive_hint is not False,
-        idempotent=read_only or bool(given.idempotent_hint),
+        idempotent=read_only or given.idempotent_hint is True,
         open_world=given.open_world_hint is not False,
         annotated=given.read_only_hint is not None or given.destructive_hint is not None,
     )
+
+
+def contradictory(tool: Tool | None) -> bool:
+    """Whether `tool` claims `readOnlyHint` and `destructiveHint` at once."""
+    given = tool.annotations if tool is not None else None
+    return given is not None and given.read_only_hint is True and given.destructive_hint is True
+
+
+def most_cautious(first: ToolHints, second: ToolHints) -> ToolHints:
+    """A reading that gates, caches and retries no more freely than either: what the bridge
+    keeps for a tool its server re-labels, so a relabel can tighten a policy, never relax it."""
+    return ToolHints(
+        read_only=first.read_only and second.read_only,
+        destructive=first.destructive or second.destructive,
+        idempotent=first.idempotent and second.idempotent,
+        open_world=first.open_world or second.open_world,
+        annotated=first.annotated or second.annotated,
+    )
+
+
+def annotated_as(tool: Tool, hints: ToolHints) -> Tool:
+    """`tool` itself when it already reads as `hints`, else a copy whose annotations do (their
+    title kept), so every plugin's `tool_hints(request.tool)` gives `hints`."""
+    if tool_hints(tool) == hints:
+        return tool
+    title = tool.annotations.title if tool.annotations is not None else None
+    if not hints.annotated:
+        annotations = ToolAnnotations(title=title, idempotent_hint=hints.idempotent, open_world_hint=hints.open_world)
+    elif hints.read_only:
+        annotations = ToolAnnotations(title=title, read_only_hint=True, open_world_hint=hints.open_world)
+    else:
+        annotations = ToolAnnotations(
+            title=title,
+            read_only_hint=False,
+            destructive_hint=hints.destructive,
+            idempotent_hint=hints.idempotent,
+            open_world_hint=hints.open_world,
+        )
+    return tool.model_copy(update={"annotations": annotations})

@@ -35,6 +35,9 @@ AddCommand: TypeAlias = Callable[[str, Callable[[argparse.Namespace], "int | Non
 """`add_command(name, run, help) -> parser`: adds `mcpbridge <name>`; `run(options)` gets the
 parsed arguments (with `options.config`) and returns an exit code."""
 
+BridgeObserver: TypeAlias = Callable[[str, Mapping[str, Any]], None]
+"""`(event, data) -> None`: told what happened to the bridge itself, outside any one call."""
+
 
 @hookspec
 def mcpbridge_configure(settings: Any, config: PluginConfig) -> None:
@@ -71,6 +74,16 @@ def mcpbridge_claim_store(settings: Any, config: PluginConfig) -> ClaimStore | N
     resume the same threads), once per bridge, or None. At most one plugin may provide one;
     without any, claims are held in this process. The bridge calls its `aclose()` when it
     closes."""
+
+
+@hookspec
+def mcpbridge_bridge_observer(settings: Any, config: PluginConfig) -> BridgeObserver | None:
+    """Contribute a listener for events of the bridge itself (not of one tool call), once per
+    bridge, or None. The bridge calls `observer(event, data)` on its event loop as each event
+    happens: keep it quick, never block. One that raises is logged and the others still hear.
+    Events: `"tool.changed"`, a server changed a tool's definition after listing it, with
+    `server_name`, `name` (the server's own tool name), `changed` (the definition's fields
+    that differ) and `left_out` (True when `pin_tools` holds the tool back until accepted)."""
 
 
 @hookspec

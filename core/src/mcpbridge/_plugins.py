@@ -286,6 +286,21 @@ class PluginHost:
             found, owner = store, impl.plugin_name
         return found
 
+    def bridge_observers(self) -> list[hookspecs.BridgeObserver]:
+        """Every plugin's listener for the bridge's own events (`mcpbridge_bridge_observer`)."""
+        found: list[hookspecs.BridgeObserver] = []
+        for impl in self._impls("mcpbridge_bridge_observer"):
+            observer = self._call(impl)
+            if observer is None:
+                continue
+            if not callable(observer):
+                raise PluginError(
+                    f"plugin {impl.plugin_name!r} returned {observer!r} from mcpbridge_bridge_observer, "
+                    "which is not an `(event, data) -> None` callable"
+                )
+            found.append(observer)
+        return found
+
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""
         lines: dict[str, str] = {}

@@ -40,7 +40,8 @@ def test_a_hint_left_out_takes_the_mcp_default() -> None:
         return needs_approval(Settings(require_unannotated=require_unannotated), request)
 
     assert gated(ToolAnnotations(read_only_hint=False))  # not read-only: destructive unless it says otherwise
-    assert not gated(ToolAnnotations(read_only_hint=True, destructive_hint=True))
+    assert gated(ToolAnnotations(read_only_hint=True, destructive_hint=True))  # a contradiction: the unsafe side
+    assert not gated(ToolAnnotations(read_only_hint=True))
     assert not gated(ToolAnnotations(idempotent_hint=True))  # neither hint declared: unannotated
     assert gated(ToolAnnotations(idempotent_hint=True), require_unannotated=True)
 

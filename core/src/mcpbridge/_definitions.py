@@ -1,0 +1,197 @@
+"""What a bridge remembers of its servers' tool definitions, per (server, MCP tool name) —
+never the prefixed display name — for as long as it lives.
+
+A server may change a tool after listing it (`tools/list_changed`): a new description can
+carry instructions for the model, new annotations can waive a policy. So a changed
+definition is logged (server, tool, which fields) and announced to the plugins' bridge
+observers as `tool.changed`; the hints every policy reads never relax (the most cautious
+reading seen is the one offered); and with `pin_tools` a changed tool is left out until a
+person accepts it (`MCPBridge.accept_tools`, `mcpbridge tools --accept`).
+
+A definition is examined when the server lists it anew, not on every `list_tools()`: a
+listing that returns the same objects costs a dictionary lookup per tool.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mcp.types import Tool
+
+from mcpbridge._config import Settings
+from mcpbridge._hints import ToolHints, annotated_as, contradictory, most_cautious, tool_hints
+from mcpbridge._hookspecs import BridgeObserver
+from mcpbridge._pins import Definition, PinStore, pins_path
+
+logger = logging.getLogger(__name__)
+
+SHOWN_CHARACTERS = 80
+"""How much of a server's text (a tool name, annotations) a log line quotes."""
+ACCEPT = "mcpbridge tools --accept"
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+"""A tool name a log line may show unquoted, in the command that accepts it."""
+
+
+def shown(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """Server text for a log line: repr'd (a newline or control character cannot forge a
+    line) and cut to `limit` characters."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else quoted[:limit] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class HeldTool:
+    """A tool left out because its definition differs from its pin (`pin_tools`)."""
+
+    server_name: str
+    tool: Tool
+    """The definition the server lists now, the one accepting would pin."""
+    changed: tuple[str, ...]
+    """The fields that differ from the pinned definition."""
+
+
+@dataclass(slots=True)
+class _Known:
+    listed: Tool
+    """The definition as the server listed it last."""
+    hints: ToolHints
+    """The most cautious reading of every definition listed for this tool so far."""
+    offered: Tool
+    """`listed`, with annotations that read as `hints`."""
+    held: tuple[str, ...] | None = None
+    """None while offered; when its pin holds it back, the fields that differ from the pin."""
+
+
+class ToolDefinitions:
+    """One bridge's memory of tool definitions; `review()` runs on each listing."""
+
+    def __init__(self, settings: Settings, observers: Sequence[BridgeObserver] = ()) -> None:
+        self._settings = settings
+        self._observers = tuple(observers)
+        self._known: dict[tuple[str, str], _Known] = {}
+        pinning = settings.pin_tools or any(server.pin_tools for server in settings.servers.values())
+        self._pins = PinStore(pins_path(settings)) if pinning else None
+
+    @property
+    def held(self) -> tuple[HeldTool, ...]:
+        """The tools left out until accepted, in the order they were first listed."""
+        return tuple(HeldTool(s, k.listed, k.held) for (s, _), k in self._known.items() if k.held is not None)
+
+    async def review(self, server: str, listed: Sequence[Tool]) -> list[Tool]:
+        """The tools of `server` to offer: each as policies must read it, without those its
+        pin holds back. A change is reported once, when the server lists it."""
+        learned = [self._learn(server, tool) for tool in listed]
+        changes = {known.listed.name: changed for known, changed in learned if changed}
+        if self._pins is not None and self._settings.server_pins_tools(server):
+            due = [known for known, changed in learned if changed is not None or known.held is not None]
+            for name, changed in (await self._check_pins(server, due)).items():
+                changes.setdefault(name, changed)
+        for known, _ in learned:
+            if known.listed.name in changes:
+                self._report(server, known, changes[known.listed.name])
+        return [known.offered for known, _ in learned if known.held is None]
+
+    async def accept(self, selection: Sequence[str] = ()) -> list[str]:
+        """Pin the current definitions of the held tools that `selection` names (`"server"`
+        or `"server/tool"`; every held tool when empty); returns them as `"server/tool"`."""
+        accepted: dict[str, dict[str, Definition]] = {}
+        for (server, name), known in self._known.items():
+            if known.held is not None and _named(server, name, selection):
+                accepted.setdefault(server, {})[name] = definition_of(known.listed)
+        for server, definitions in accepted.items():
+            assert self._pins is not None  # only pinned tools are ever held
+            await self._pins.pin(server, definitions, replace=True)
+            for name in definitions:
+                self._known[(server, name)].held = None
+        return sorted(f"{server}/{name}" for server, names in accepted.items() for name in names)
+
+    def why_held(self, server: str, name: str) -> str | None:
+        """Why `server` offers no tool `name` when its pin holds it back (None otherwise)."""
+        known = self._known.get((server, name))
+        if known is None or known.held is None:
+            return None
+        return (
+            f"tool {name!r} of server {server!r} is held back: its {', '.join(known.held)} changed since it was "
+            f"pinned (pin_tools); review it with `mcpbridge tools`, then `{ACCEPT} {server}/{name}`"
+        )
+
+    def _learn(self, server: str, tool: Tool) -> tuple[_Known, tuple[str, ...] | None]:
+        """What the bridge knows of `tool` once this listing is taken in, and the fields that
+        changed since it was listed before (None: the very same listing as before)."""
+        key = (server, tool.name)
+        previous = self._known.get(key)
+        if previous is not None and previous.listed is tool:
+            return previous, None
+        if contradictory(tool):
+            logger.warning(
+                "mcpbridge: tool %s of server %r claims both readOnlyHint and destructiveHint; it is read as "
+                "destructive and not read-only: approval gates it, the cache and retry treat it as a write",
+                shown(tool.name),
+                server,
+            )
+        hints = tool_hints(tool) if previous is None else most_cautious(previous.hints, tool_hints(tool))
+        known = self._known[key] = _Known(tool, hints, annotated_as(tool, hints))
+        if previous is None:
+            return known, ()
+        known.held = previous.held
+        return known, changed_fields(definition_of(previous.listed), definition_of(tool))
+
+    async def _check_pins(self, server: str, due: Sequence[_Known]) -> dict[str, tuple[str, ...]]:
+        """Compare new definitions, and held ones (accepted elsewhere since?), with the pins
+        on file; pin those seen for the first time. Returns the tools it newly holds back,
+        with the fields that differ from their pins."""
+        if not due:
+            return {}
+        assert self._pins is not None
+        pinned = (await self._pins.load()).get(server, {})
+        first_seen: dict[str, Definition] = {}
+        newly_held: dict[str, tuple[str, ...]] = {}
+        for known in due:
+            name, definition = known.listed.name, definition_of(known.listed)
+            pin = pinned.get(name)
+            if pin is None:
+                first_seen[name] = definition
+            was_held = known.held is not None
+            known.held = changed_fields(pin, definition) if pin is not None and pin != definition else None
+            if known.held is not None and not was_held:
+                newly_held[name] = known.held
+        if first_seen:
+            await self._pins.pin(server, first_seen, replace=False)
+        return newly_held
+
+    def _report(self, server: str, known: _Known, changed: tuple[str, ...]) -> None:
+        """Log a changed definition and tell the bridge observers."""
+        name = known.listed.name
+        if known.held is not None:
+            target = f"{server}/{name}" if _PLAIN_NAME.fullmatch(name) else server
+            outcome = f"it is left out until accepted: review it, then `{ACCEPT} {target}`"
+        elif known.offered is not known.listed:
+            outcome = "its annotations are still read as cautiously as before (a relabel never relaxes a policy)"
+        else:
+            outcome = "the new definition is offered"
+        logger.warning(
+            "mcpbridge: server %r changed tool %s (%s); %s", server, shown(name), ", ".join(changed), outcome
+        )
+        data = {"server_name": server, "name": name, "changed": list(changed), "left_out": known.held is not None}
+        for observer in self._observers:
+            try:
+                observer("tool.changed", dict(data))
+            except Exception:  # one observer's fault must not keep the event from the others
+                logger.exception("mcpbridge: a bridge observer failed on tool.changed for server %r", server)
+
+
+def definition_of(tool: Tool) -> Definition:
+    return tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def changed_fields(before: Definition, after: Definition) -> tuple[str, ...]:
+    """The top-level fields that differ (server-made names quoted)."""
+    keys = sorted({*before, *after} - {"name"})
+    return tuple(key if key.isidentifier() else shown(key) for key in keys if before.get(key) != after.get(key))
+
+
+def _named(server: str, name: str, selection: Sequence[str]) -> bool:
+    return not selection or server in selection or f"{server}/{name}" in selection

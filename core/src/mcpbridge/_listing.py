@@ -1,0 +1,71 @@
+"""Which server a tool name belongs to when two offer the same one (without
+`tool_name_prefix`): the server that offered it first in the bridge's life keeps it.
+
+A server that adds a tool after `tools/list_changed` under a name another server already
+offers is the late arrival: its tool is left out, with a warning naming both servers, and
+every other tool keeps working. Only two servers offering a name for the first time in the
+same listing are a configuration problem (`ConfigError`), as there is no first one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from mcpbridge._definitions import shown
+from mcpbridge._errors import ConfigError
+from mcpbridge._tools import MCPTool
+
+logger = logging.getLogger(__name__)
+
+
+class ToolNames:
+    """One bridge's record of who offered each tool name first."""
+
+    def __init__(self) -> None:
+        self._first: dict[tuple[str, str], int] = {}
+        """(tool name, server) → the listing in which that server first offered the name."""
+        self._listings = 0
+        self._warned: set[tuple[str, str]] = set()
+
+    def resolve(self, tools: Sequence[MCPTool]) -> list[MCPTool]:
+        """`tools` without the late arrivals of each name two servers offer."""
+        self._listings += 1
+        rivals: dict[str, list[MCPTool]] = {}
+        for tool in tools:
+            rivals.setdefault(tool.name, []).append(tool)
+        keepers = {name: self._keeper(name, found) for name, found in rivals.items() if len(found) > 1}
+        for tool in tools:
+            self._first.setdefault((tool.name, tool.binding.server_name), self._listings)
+        kept: list[MCPTool] = []
+        for tool in tools:
+            keeper = keepers.get(tool.name, tool)
+            if keeper is tool:
+                kept.append(tool)
+            else:
+                self._warn(tool, keeper)
+        return kept
+
+    def _keeper(self, name: str, found: Sequence[MCPTool]) -> MCPTool:
+        since = [self._first.get((name, tool.binding.server_name), self._listings) for tool in found]
+        earliest = [tool for tool, first in zip(found, since, strict=True) if first == min(since)]
+        if len(earliest) > 1:
+            a, b = (tool.binding.server_name for tool in earliest[:2])
+            raise ConfigError(
+                f"tool name {name!r} is offered by servers {a!r} and {b!r}: "
+                "set `tool_name_prefix = true` (names become {server}_{tool}) or drop one server"
+            )
+        return earliest[0]
+
+    def _warn(self, late: MCPTool, keeper: MCPTool) -> None:
+        key = (late.name, late.binding.server_name)
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        logger.warning(
+            "mcpbridge: leaving out tool %s of server %r: server %r offered a tool of that name first "
+            "(set `tool_name_prefix = true` to keep both)",
+            shown(late.name),
+            late.binding.server_name,
+            keeper.binding.server_name,
+        )
