@@ -132,12 +132,14 @@ class ToolDefinitions:
                 shown(tool.name),
                 server,
             )
-        hints = tool_hints(tool) if previous is None else most_cautious(previous.hints, tool_hints(tool))
-        known = self._known[key] = _Known(tool, hints, annotated_as(tool, hints))
+        own = tool_hints(tool)
+        hints = own if previous is None else most_cautious(previous.hints, own)
+        known = self._known[key] = _Known(tool, hints, tool if hints == own else annotated_as(tool, hints))
         if previous is None:
             return known, ()
         known.held = previous.held
-        return known, changed_fields(definition_of(previous.listed), definition_of(tool))
+        same = previous.listed == tool
+        return known, () if same else changed_fields(definition_of(previous.listed), definition_of(tool))
 
     async def _check_pins(self, server: str, due: Sequence[_Known]) -> dict[str, tuple[str, ...]]:
         """Compare new definitions, and held ones (accepted elsewhere since?), with the pins

@@ -10,6 +10,7 @@ wins, for every policy alike.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from mcp.types import Tool, ToolAnnotations
@@ -36,15 +37,26 @@ def tool_hints(tool: Tool | None) -> ToolHints:
     idempotent only if it says so."""
     given = tool.annotations if tool is not None else None
     if given is None:
-        return ToolHints()
-    read_only = given.read_only_hint is True and not contradictory(tool)
+        return _UNANNOTATED
+    return _reading(given.read_only_hint, given.destructive_hint, given.idempotent_hint, given.open_world_hint)
+
+
+@functools.cache
+def _reading(
+    read_only_hint: bool | None, destructive_hint: bool | None, idempotent_hint: bool | None, open_world: bool | None
+) -> ToolHints:
+    """One shared reading per combination of hints (policies ask on every call)."""
+    read_only = read_only_hint is True and destructive_hint is not True
     return ToolHints(
         read_only=read_only,
-        destructive=not read_only and given.destructive_hint is not False,
-        idempotent=read_only or given.idempotent_hint is True,
-        open_world=given.open_world_hint is not False,
-        annotated=given.read_only_hint is not None or given.destructive_hint is not None,
+        destructive=not read_only and destructive_hint is not False,
+        idempotent=read_only or idempotent_hint is True,
+        open_world=open_world is not False,
+        annotated=read_only_hint is not None or destructive_hint is not None,
     )
+
+
+_UNANNOTATED = ToolHints()
 
 
 def contradictory(tool: Tool | None) -> bool:
@@ -66,10 +78,8 @@ def most_cautious(first: ToolHints, second: ToolHints) -> ToolHints:
 
 
 def annotated_as(tool: Tool, hints: ToolHints) -> Tool:
-    """`tool` itself when it already reads as `hints`, else a copy whose annotations do (their
-    title kept), so every plugin's `tool_hints(request.tool)` gives `hints`."""
-    if tool_hints(tool) == hints:
-        return tool
+    """A copy of `tool` whose annotations read as `hints` (their title kept), so every
+    plugin's `tool_hints(request.tool)` gives `hints`."""
     title = tool.annotations.title if tool.annotations is not None else None
     if not hints.annotated:
         annotations = ToolAnnotations(title=title, idempotent_hint=hints.idempotent, open_world_hint=hints.open_world)
