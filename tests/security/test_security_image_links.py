@@ -2,7 +2,9 @@
 `http(s)` URL with a host or an inline `data:` URI becomes an `image` (or `file`) block;
 any other link (`file:///etc/passwd`, `javascript:`, the server's own schemes, a scheme
 hidden behind whitespace or control characters) becomes a text block that describes it.
-Checked through real tool calls, in-process and over stdio, and with hypothesis."""
+An empty image, audio or blob (which LangChain refuses to make a block of) is described
+too, never an exception out of the call. Checked through real tool calls, in-process and
+over stdio, and with hypothesis."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import ToolMessage
 from mcp.server.mcpserver import MCPServer
-from mcp.types import BlobResourceContents, EmbeddedResource, ResourceLink
+from mcp.types import AudioContent, BlobResourceContents, EmbeddedResource, ImageContent, ResourceLink
 
 from mcpbridge import MCPBridge, testing
 from tests.conftest import ROOT
@@ -74,6 +76,17 @@ def build() -> MCPServer:
         return [
             ResourceLink(type="resource_link", uri=uri, name="cat", mime_type=mime_type, description="a cat"),
             EmbeddedResource(type="resource", resource=BlobResourceContents(uri=uri, blob=PNG, mime_type="image/png")),
+        ]
+
+    @server.tool(structured_output=False)
+    def empty() -> list[object]:
+        """An image, an audio clip and an embedded image, all without data."""
+        return [
+            ImageContent(type="image", data="", mime_type="image/png"),
+            AudioContent(type="audio", data="", mime_type="audio/wav"),
+            EmbeddedResource(
+                type="resource", resource=BlobResourceContents(uri="memo://x", blob="", mime_type="image/png")
+            ),
         ]
 
     @server.tool()
@@ -178,6 +191,13 @@ def test_no_link_ever_reaches_the_model_as_a_url_it_could_open(
     else:
         assert linked["type"] == "text"
         assert linked["extras"]["uri"] == uri
+
+
+def test_empty_data_is_described_not_a_failed_call(tools: dict[str, Any]) -> None:
+    image, audio, blob = call(tools["empty"])
+    assert image["text"] == "[empty image (image/png) from the server]"
+    assert audio["text"] == "[empty audio (audio/wav) from the server]"
+    assert (blob["text"], blob["extras"]) == ("[empty image (image/png) from the server]", {"uri": "memo://x"})
 
 
 if __name__ == "__main__":

@@ -63,9 +63,9 @@ def _plain_block(item: Any) -> Any:
     if isinstance(item, TextContent):
         return {"type": "text", "text": item.text}  # the common case, without a generated block id
     if isinstance(item, ImageContent):
-        return blocks.create_image_block(base64=item.data, mime_type=item.mime_type)
+        return _inline("image", item.data, item.mime_type)
     if isinstance(item, AudioContent):
-        return blocks.create_audio_block(base64=item.data, mime_type=item.mime_type)
+        return _inline("audio", item.data, item.mime_type)
     if isinstance(item, ResourceLink):
         return _link_block(item)
     if isinstance(item, EmbeddedResource):
@@ -74,9 +74,19 @@ def _plain_block(item: Any) -> Any:
             return blocks.create_text_block(resource.text, uri=str(resource.uri))
         if isinstance(resource, BlobResourceContents):
             mime_type = resource.mime_type or "application/octet-stream"
-            create = blocks.create_image_block if _is_image(mime_type) else blocks.create_file_block
-            return create(base64=resource.blob, mime_type=mime_type, uri=str(resource.uri))
+            return _inline("image" if _is_image(mime_type) else "file", resource.blob, mime_type, uri=str(resource.uri))
     return blocks.create_non_standard_block(item.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+_CREATE = {"image": blocks.create_image_block, "audio": blocks.create_audio_block, "file": blocks.create_file_block}
+
+
+def _inline(kind: str, data: str, mime_type: str | None, **extras: Any) -> Any:
+    """A block of base64 `data`; empty data, which LangChain refuses (ValueError), is
+    described as text instead of failing the call."""
+    if not data:
+        return blocks.create_text_block(f"[empty {kind} ({mime_type or 'no MIME type'}) from the server]", **extras)
+    return _CREATE[kind](base64=data, mime_type=mime_type, **extras)
 
 
 def _link_block(link: ResourceLink) -> Any:
