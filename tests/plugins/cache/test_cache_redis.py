@@ -52,7 +52,9 @@ async def test_entries_are_plain_json_with_a_ttl(
     [key] = await entry_keys(redis, namespace)
     assert re.fullmatch(rf"{re.escape(namespace)}:v2:s:[0-9a-f]{{32}}:lookup:[0-9a-f]{{64}}", key)
     tag, _, value = (await redis.get(key)).partition(b"|")
-    assert tag == b"0.0"
+    scope = key.split(":")[-3]
+    counters = await redis.mget([f"{namespace}:v2:gen:s", f"{namespace}:v2:gen:s:{scope}"])
+    assert tag == b".".join(counters)  # the generations it was stored under (fresh random ones at first)
     entry = json.loads(value)
     assert entry["format"] == 1
     assert entry["result"]["content"] == [{"type": "text", "text": "x:1:1"}]

@@ -44,6 +44,7 @@ def build_store(settings: CacheSettings) -> Store:
             retry=settings.redis_retry,
             flight_wait=settings.flight_wait,
             flight_lease=settings.flight_lease,
+            max_entry_bytes=settings.max_entry_bytes,
         )
     return MemoryStore(settings.max_entries)
 
@@ -68,7 +69,8 @@ def mcpbridge_configure(config: PluginConfig) -> None:
 def mcpbridge_interceptors(settings: CacheSettings, config: PluginConfig) -> list[CacheInterceptor]:
     secret = settings.secret.get_secret_value().encode() if settings.secret else os.urandom(32)
     keys = KeyBuilder(config.settings.servers, settings.partition_by, secret)
-    return [CacheInterceptor(Policy(settings), keys, build_store(settings), settings.invalidate)]
+    store = build_store(settings)
+    return [CacheInterceptor(Policy(settings), keys, store, settings.invalidate, settings.max_entry_bytes)]
 
 
 @hookimpl

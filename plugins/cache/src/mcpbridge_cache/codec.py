@@ -3,21 +3,34 @@
 Never pickle: entries in a shared Redis may have been written by another process (or by
 anyone who can reach Redis), so reading one must never run code. A hit is rebuilt by
 validating the JSON into a fresh `CallToolResult`, so no caller can change another's copy.
+Reading is total: any bytes either decode into an entry the cache could have written or
+raise `Unreadable` (a miss), never anything else.
 """
 
 from __future__ import annotations
 
 import json
-import logging
+from typing import Literal
 
 from mcp.types import CallToolResult
-from pydantic import ValidationError
+from pydantic import BaseModel, FiniteFloat, ValidationError
 
-logger = logging.getLogger(__name__)
 FORMAT = 1
 
 
+class Unreadable(ValueError):
+    """An entry this version cannot read (corrupted, foreign, or of another format): a miss.
+    The message names what is wrong, never what the entry holds (another caller's result)."""
+
+
+class _Entry(BaseModel):
+    format: Literal[1]
+    stored_at: FiniteFloat
+    result: CallToolResult
+
+
 def encode(result: CallToolResult, stored_at: float) -> str:
+    """ASCII JSON: its length is its size in bytes."""
     return json.dumps(
         {
             "format": FORMAT,
@@ -28,14 +41,14 @@ def encode(result: CallToolResult, stored_at: float) -> str:
     )
 
 
-def decode(text: str | bytes) -> tuple[CallToolResult, float] | None:
-    """The result and its `stored_at`, or None for an entry this version cannot read (it is
-    then treated as a miss and overwritten)."""
+def decode(text: str | bytes) -> tuple[CallToolResult, float]:
+    """The result and its `stored_at`; raises `Unreadable`."""
     try:
-        entry = json.loads(text)
-        if entry.get("format") != FORMAT:
-            return None
-        return CallToolResult.model_validate(entry["result"]), float(entry["stored_at"])
-    except (ValueError, TypeError, KeyError, AttributeError, ValidationError) as exc:
-        logger.debug("mcpbridge-cache: ignoring an unreadable entry: %s", exc)
-        return None
+        entry = _Entry.model_validate_json(text)  # one pass, with a recursion limit and strict UTF-8
+    except ValidationError as invalid:
+        [first, *_] = invalid.errors(include_url=False, include_context=False, include_input=False)
+        where = ".".join(str(part) for part in first["loc"][:4]) or "the entry"
+        raise Unreadable(f"{first['type']} at {where}") from None
+    if entry.result.is_error:
+        raise Unreadable("an error result, which the cache never stores")
+    return entry.result, entry.stored_at

@@ -6,23 +6,28 @@ token. Its holder renews it while the call runs, so a holder that dies frees it 
 lease. A holder that stores nothing turns the lock into a marker for about a second, so
 its waiters call the server on their own at once instead of queueing one behind another.
 Anything going wrong here only means calling the server without waiting: the cache never
-fails a call.
+fails a call. So does a lock holding what no process writes (neither a token nor the
+marker): it is not waited for.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
 import weakref
 from collections.abc import Awaitable, Callable
 
 from redis.asyncio import Redis
 
+from mcpbridge_cache.complaints import Complaints
+
 logger = logging.getLogger("mcpbridge_cache")
 
 NOCACHE = "-nocache"  # the lock's value after a holder stored nothing (never a token: tokens are hex)
 NOCACHE_MS = 1000
+_TOKEN = re.compile(rb"[0-9a-f]{32}")
 FIRST_POLL = 0.01
 LAST_POLL = 0.2
 
@@ -93,10 +98,11 @@ class RedisFlights:
     seconds bound how long a dead leader blocks the others, `wait` how long a call waits
     for another process's call."""
 
-    def __init__(self, *, namespace: str, lease: float, wait: float) -> None:
+    def __init__(self, *, namespace: str, lease: float, wait: float, complaints: Complaints | None = None) -> None:
         self.namespace = namespace
         self.lease_ms = max(1, round(lease * 1000))
         self.wait = wait
+        self._complaints = complaints or Complaints()
 
     async def lead(
         self, client: Redis, key_text: str, read: Callable[[], Awaitable[str | bytes | None]]
@@ -119,7 +125,7 @@ class RedisFlights:
     ) -> Lease | str | bytes | None:
         loop = asyncio.get_running_loop()
         while True:
-            token = secrets.token_hex(16)
+            token = secrets.token_hex(16)  # matches _TOKEN
             if await client.set(flight, token, nx=True, px=self.lease_ms):
                 return await self._led(Lease(client, flight, token, self.lease_ms), read)
             delay = FIRST_POLL
@@ -137,7 +143,17 @@ class RedisFlights:
                     return entry
                 if holder is None:
                     break  # the leader died, or stored an entry that is already gone: lead
-                if (holder.decode() if isinstance(holder, bytes) else holder) == NOCACHE:
+                if isinstance(holder, str):
+                    holder = holder.encode()
+                if holder == NOCACHE.encode():
+                    return None
+                if not (isinstance(holder, bytes) and _TOKEN.fullmatch(holder)):
+                    self._complaints.warn(
+                        flight,
+                        "mcpbridge-cache: the flight lock %s holds what no process writes; calls go to the server "
+                        "without waiting for it (delete the key to restore single flight)",
+                        flight,
+                    )
                     return None
 
     @staticmethod

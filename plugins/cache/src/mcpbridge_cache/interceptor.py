@@ -13,6 +13,7 @@ from mcp.types import CallToolResult
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge_cache import codec
+from mcpbridge_cache.complaints import Complaints
 from mcpbridge_cache.keys import CacheKey, KeyBuilder, MissingIdentity
 from mcpbridge_cache.policy import Policy
 from mcpbridge_cache.stores import Lease, Seen, Store, StoreUnavailable
@@ -24,13 +25,20 @@ class CacheInterceptor:
     """One per bridge; the store and the in-flight table live as long as it does."""
 
     def __init__(
-        self, policy: Policy, keys: KeyBuilder, store: Store, invalidate: Literal["partition", "server", "off"]
+        self,
+        policy: Policy,
+        keys: KeyBuilder,
+        store: Store,
+        invalidate: Literal["partition", "server", "off"],
+        max_entry_bytes: int,
     ) -> None:
         self.policy = policy
         self.keys = keys
         self.store = store
         self._per_partition = invalidate == "partition"
+        self._max_entry_bytes = max_entry_bytes
         self._flights: dict[CacheKey, asyncio.Future[str | bytes | None]] = {}
+        self._complaints = Complaints()
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         decision = self.policy.decide(request)
@@ -46,7 +54,7 @@ class CacheInterceptor:
             return await self._bypass(request, handler, "arguments are not plain JSON")
         flight = self._flights.get(key)
         if flight is not None:
-            return await self._follow(request, handler, flight)
+            return await self._follow(request, handler, key, flight)
         flight = asyncio.get_running_loop().create_future()
         self._flights[key] = flight
         entry: str | bytes | None = None
@@ -55,7 +63,7 @@ class CacheInterceptor:
                 entry, seen = await self.store.get(key)
             except StoreUnavailable:
                 return await self._bypass(request, handler, "store unavailable")
-            decoded = codec.decode(entry) if entry is not None else None
+            decoded = self._decoded(key, entry)
             if decoded is not None:
                 return _hit(request, *decoded)
             result, entry = await self._call(request, handler, key, seen, decision.ttl)
@@ -77,7 +85,7 @@ class CacheInterceptor:
         except StoreUnavailable:
             lease = None
         if isinstance(lease, str | bytes):
-            decoded = codec.decode(lease)
+            decoded = self._decoded(key, lease)
             if decoded is not None:
                 return _hit(request, *decoded, coalesced=True), lease
             lease = None
@@ -99,13 +107,17 @@ class CacheInterceptor:
                 await lease.release(stored is not None)
 
     async def _follow(
-        self, request: ToolCallRequest, handler: ToolCallHandler, flight: asyncio.Future[str | bytes | None]
+        self,
+        request: ToolCallRequest,
+        handler: ToolCallHandler,
+        key: CacheKey,
+        flight: asyncio.Future[str | bytes | None],
     ) -> Any:
         """Wait for the identical call already under way and answer with its result. When it
         produced nothing cacheable (an error, a request for input, a failure), call the
         server ourselves: errors are never shared."""
         entry = await asyncio.shield(flight)
-        decoded = codec.decode(entry) if entry is not None else None
+        decoded = self._decoded(key, entry)
         if decoded is None:
             _miss(request)
             return await handler(request)
@@ -138,11 +150,24 @@ class CacheInterceptor:
         if not isinstance(result, CallToolResult) or result.is_error:
             return None
         entry = codec.encode(result, time.time())
+        if len(entry) > self._max_entry_bytes:
+            return None
         try:
             await self.store.set(key, entry, ttl, seen)
         except StoreUnavailable:
             return None
         return entry
+
+    def _decoded(self, key: CacheKey, entry: str | bytes | None) -> tuple[CallToolResult, float] | None:
+        """The result and `stored_at` of an entry; None (a miss) when there is none or it is
+        unreadable, which is logged once per entry: the cache never fails a call."""
+        if entry is None:
+            return None
+        try:
+            return codec.decode(entry)
+        except codec.Unreadable as unreadable:
+            self._complaints.bad_entry(key, f"is unreadable ({unreadable})")
+            return None
 
     async def _bypass(self, request: ToolCallRequest, handler: ToolCallHandler, reason: str) -> Any:
         request.artifact.append({"type": ARTIFACT_TYPE, "hit": False, "bypass": reason})

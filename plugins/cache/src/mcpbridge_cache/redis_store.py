@@ -5,16 +5,18 @@ of the server's and the scope's generation counters and the entry. A cache must 
 turn an outage into errors: when Redis cannot be reached, every operation raises
 `StoreUnavailable` (the call then goes to the server uncached), one warning is logged per
 outage, and Redis is left alone for `retry` seconds so calls do not each pay a connect
-timeout.
+timeout. Nor nonsense: whatever Redis holds at a key, a get answers a miss (see
+generations.py for counters; an entry without a tag, of another type or over
+`max_entry_bytes` is never handed on, and is logged once).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import weakref
-from typing import Any
 from urllib.parse import quote
 
 from redis.asyncio import Redis
@@ -23,6 +25,8 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from mcpbridge import redact_url
+from mcpbridge_cache import generations
+from mcpbridge_cache.complaints import Complaints
 from mcpbridge_cache.flights import RedisFlights
 from mcpbridge_cache.keys import VERSION, CacheKey, is_entry, pattern
 from mcpbridge_cache.stores import Lease, Seen, StoreUnavailable
@@ -30,27 +34,33 @@ from mcpbridge_cache.stores import Lease, Seen, StoreUnavailable
 logger = logging.getLogger("mcpbridge_cache")
 _FAILURES = (RedisError, OSError, TimeoutError)
 _BATCH = 500
-_GENERATION_LIFETIME_MS = 86_400_000
-"""A generation counter lives a day after its last bump (a read in flight for longer than
-that could store an entry that looks fresh; a tagged entry outliving it is a miss)."""
-_SET_IF_CURRENT = """
-local now = redis.call('mget', KEYS[1], KEYS[2])
-if (tonumber(now[1]) or 0) ~= tonumber(ARGV[1]) or (tonumber(now[2]) or 0) ~= tonumber(ARGV[2]) then return 0 end
-redis.call('set', KEYS[3], ARGV[3], 'PX', ARGV[4])
-return 1
-"""
+_TAG = re.compile(rb"[0-9]{1,19}\.[0-9]{1,19}")
+_LONGEST_TAG = 40
+"""`<generation>.<generation>|`: 19 digits each at most."""
 
 
 class RedisStore:
     def __init__(
-        self, url: str, *, namespace: str, timeout: float, retry: float, flight_wait: float, flight_lease: float
+        self,
+        url: str,
+        *,
+        namespace: str,
+        timeout: float,
+        retry: float,
+        flight_wait: float,
+        flight_lease: float,
+        max_entry_bytes: int,
     ) -> None:
         self.url = url
         self.namespace = namespace
         self._shown_url = redact_url(url)  # never a password in logs or errors
         self._timeout = timeout
         self._retry = retry
-        self._flights = RedisFlights(namespace=namespace, lease=flight_lease, wait=flight_wait)
+        self._max_entry_bytes = max_entry_bytes
+        self._complaints = Complaints()
+        self._flights = RedisFlights(
+            namespace=namespace, lease=flight_lease, wait=flight_wait, complaints=self._complaints
+        )
         self._down_until = 0.0
         self._warned = False
         # A redis.asyncio client belongs to the loop it first ran on; a bridge used from
@@ -65,16 +75,34 @@ class RedisStore:
         return [self._generations(key.server), self._generations(key.server, key.scope), key.text(self.namespace)]
 
     async def get(self, key: CacheKey) -> tuple[bytes | None, Seen]:
+        """One MGET; a second round trip only when a counter is missing or holds nonsense."""
         client = self._client()
+        names = self._names(key)
         try:
-            values: list[Any] = await client.mget(self._names(key))  # bytes or None: no decode_responses
+            reply = await client.mget(names)  # bytes or None each: no decode_responses
+            server, scope, found = reply if isinstance(reply, list) and len(reply) == 3 else (None, None, None)
+            seen: Seen = (generations.number(server), generations.number(scope))
+            if None in seen:
+                seen, wrong = await generations.current(client, names[:2])
+                self._reset(wrong)
         except _FAILURES as exc:
             raise self._failed(exc) from exc
         self._recovered()
-        server, scope, found = values
-        seen = (int(server or 0), int(scope or 0))
-        tag, _, entry = (found or b"").partition(b"|")
-        return (entry if found and tag == _tag(seen).encode() else None), seen
+        return self._entry(key, found, seen), seen
+
+    def _entry(self, key: CacheKey, found: object, seen: Seen) -> bytes | None:
+        """The encoded result of a reply when it is tagged with the generations `seen`."""
+        if not isinstance(found, bytes):  # missing, or of another type: a miss that `set` overwrites
+            return None
+        if len(found) > self._max_entry_bytes + _LONGEST_TAG:
+            self._complaints.bad_entry(key, f"has {len(found)} bytes, over max_entry_bytes, and is never decoded")
+            return None
+        tag, bar, entry = found.partition(b"|")
+        if tag == _tag(seen).encode():
+            return entry
+        if not (bar and _TAG.fullmatch(tag)):  # not merely stale: the cache never wrote it
+            self._complaints.bad_entry(key, "is unreadable (no generation tag)")
+        return None
 
     async def set(self, key: CacheKey, entry: str, ttl: float, seen: Seen) -> None:
         """Only while the generations are still those the get saw (one Lua script): a read
@@ -82,23 +110,31 @@ class RedisStore:
         client = self._client()
         try:
             value = f"{_tag(seen)}|{entry}"
-            await client.eval(_SET_IF_CURRENT, 3, *self._names(key), *seen, value, max(1, round(ttl * 1000)))
+            ttl_ms = max(1, round(ttl * 1000))
+            await client.eval(generations.SET_IF_CURRENT, 3, *self._names(key), *seen, value, ttl_ms)
         except _FAILURES as exc:
             raise self._failed(exc) from exc
         self._recovered()
 
     async def invalidate(self, server: str, scope: str | None) -> None:
-        """INCR the counter, for every process sharing this Redis."""
-        name = self._generations(server, scope)
+        """Bump the counter, for every process sharing this Redis."""
         client = self._client()
         try:
-            async with client.pipeline(transaction=False) as pipe:
-                pipe.incr(name)
-                pipe.pexpire(name, _GENERATION_LIFETIME_MS)
-                await pipe.execute()
+            wrong = await generations.bump(client, self._generations(server, scope))
         except _FAILURES as exc:
             raise self._failed(exc) from exc
         self._recovered()
+        self._reset(wrong)
+
+    def _reset(self, wrong: str) -> None:
+        """Only the process that reset a counter says so (the reset is atomic): once."""
+        if wrong:
+            logger.warning(
+                "mcpbridge-cache: in Redis at %s the generation counter %s; it is reset to a fresh generation for "
+                "every process, so the entries stored under it are misses from now on",
+                self._shown_url,
+                wrong,
+            )
 
     async def lead(self, key: CacheKey) -> Lease | str | bytes | None:
         async def read() -> bytes | None:

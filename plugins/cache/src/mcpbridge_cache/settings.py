@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Literal
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
@@ -35,6 +36,9 @@ class CacheSettings(BaseModel):
     """Key of the HMAC of entry keys; required with Redis, random per process otherwise."""
     ttl: float = Field(default=300.0, gt=0)
     max_entries: int = Field(default=1024, gt=0)
+    max_entry_bytes: int = Field(default=4 * 1024 * 1024, gt=0)
+    """A result whose entry is larger is not cached; a larger entry found in Redis is a miss,
+    never decoded (decoding blocks the event loop for as long as it takes)."""
     rules: list[Rule] = Field(default_factory=list)
     invalidate: Literal["partition", "server", "off"] = "partition"
     """What a call of a tool that is not read-only invalidates, before and after it runs."""
@@ -57,6 +61,11 @@ class CacheSettings(BaseModel):
             if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
                 raise ValueError(
                     f"`redis_url` must start with redis://, rediss:// or unix://, not {redact_url(self.redis_url)!r}"
+                )
+            if any(name.lower() == "decode_responses" for name in parse_qs(urlsplit(self.redis_url).query)):
+                raise ValueError(
+                    "`redis_url` sets decode_responses: the cache reads Redis replies as bytes (an entry need not "
+                    "be UTF-8); remove it from the URL"
                 )
             if self.secret is None or not self.secret.get_secret_value():
                 raise ValueError(
