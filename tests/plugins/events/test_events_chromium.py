@@ -1,6 +1,6 @@
 """The inspector page in real headless Chromium (Debian `chromium`, driven by Playwright):
-cards appear running, then turn into weather / calculator / text / error cards, and a tool
-returning `<script>` shows it as text."""
+cards appear running, then turn into weather / calculator / text / error cards, a tool
+returning `<script>` shows it as text, and a log flood shows its latest lines only."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from mcpbridge_events.inspector import serve
 from playwright.async_api import async_playwright
 
 from mcpbridge import MCPBridge
+from tests.security import log_flood_server
 
 from .events_support import USER, agent, ask, build_server, hold
 
@@ -144,6 +145,35 @@ async def test_a_task_card_shows_its_status_and_live_progress(page: Any) -> None
         text = await done.inner_text()
         assert "task completed" in text
         assert "Three sources on tides agree" in text
+
+
+async def test_a_log_flood_shows_the_latest_lines_and_how_many_were_not_kept(page: Any) -> None:
+    """Each log line reaches the page as one delta; the card keeps `max_updates_per_call` of
+    them, and a page opened afterwards gets the same from its snapshot."""
+    with serve(port=0) as inspector:
+        await page.goto(inspector.url)
+        await page.wait_for_selector("#live[data-state=live]")
+        caps = {"events": {"max_updates_per_call": 50}}
+        async with MCPBridge(
+            {"flood": log_flood_server.build()}, plugins=[mcpbridge_events], plugin_settings=caps
+        ) as bridge:
+            graph = agent(await bridge.list_tools(), ask(("flood", {"count": 1000, "big_bytes": 100_000})))
+            config = {"configurable": {"thread_id": "t1"}}
+            await _drain(inspector.track(graph.astream(USER, config, stream_mode=["updates", "custom"])))
+        for view in ("live", "reloaded"):
+            if view == "reloaded":
+                await page.reload()
+            card = page.locator('.card[data-call-id="call-1"][data-status=finished]')
+            await card.wait_for()
+            lines = card.locator(".updates li")
+            await card.locator(".updates summary", has_text="951 earlier not kept").wait_for()
+            assert await card.locator(".updates summary").text_content() == "50 updates · 951 earlier not kept", view
+            assert await lines.count() == 50, view
+            assert await lines.last.text_content() == "info line 999", view
+            big = await lines.nth(47).text_content()
+            assert big is not None
+            assert big.startswith("info BBBB"), view
+            assert "of 100,000 bytes cut]" in big, view
 
 
 async def _drain(chunks: Any) -> None:

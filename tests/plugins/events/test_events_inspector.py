@@ -1,5 +1,6 @@
-"""The inspector's server without a browser: SSE carries every change of every call, the
-page is self-contained, foreign hosts and cross-site posts are refused, the CLI demo runs."""
+"""The inspector's server without a browser: SSE carries every change of every call as a
+delta (a late page, or one left behind, first gets a snapshot), the page is self-contained,
+foreign hosts and cross-site posts are refused, the CLI demo runs."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from urllib.parse import urlsplit
 
 import mcpbridge_events
 import pytest
+from mcpbridge_events import EVENT_TYPE, ToolCallAssembler
+from mcpbridge_events.board import CHANGE_LOG_SIZE, CallBoard
 from mcpbridge_events.inspector import Inspector, serve
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
@@ -129,6 +132,74 @@ def test_a_late_page_gets_every_call_in_order() -> None:
         events: list[tuple[str, Any]] = []
         read_events(inspector.url, 2, events)
     assert [(d["callId"], d["status"]) for k, d in events if k == "call"] == [("a", "finished"), ("b", "error")]
+
+
+def lifecycle_event(call_id: str, event: str, **data: Any) -> dict[str, Any]:
+    return {"type": EVENT_TYPE, "event": event, "tool_call_id": call_id, **data}
+
+
+def log_line(call_id: str, text: str) -> dict[str, Any]:
+    return lifecycle_event(call_id, "update", update="log", data={"level": "info", "data": text})
+
+
+def next_events(response: http.client.HTTPResponse, count: int) -> list[tuple[str, Any]]:
+    """The next `count` events of an open SSE response."""
+    events: list[tuple[str, Any]] = []
+    kind = ""
+    while len(events) < count:
+        line = response.readline().decode().rstrip("\n")
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: "):
+            events.append((kind, json.loads(line[6:])))
+    return events
+
+
+def test_a_late_page_gets_a_snapshot_then_one_delta_per_change() -> None:
+    with serve(port=0, assembler=ToolCallAssembler(max_updates_per_call=3)) as inspector:
+        inspector.feed(lifecycle_event("a", "started", display_name="build"))
+        for line in range(5):
+            inspector.feed(log_line("a", f"line {line}"))
+        parts = urlsplit(inspector.url)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        connection.request("GET", "/events")
+        response = connection.getresponse()
+        (_, hello), (kind, snapshot) = next_events(response, 2)
+        assert (hello["title"], kind, snapshot["callId"], snapshot["status"]) == (
+            "mcpbridge inspector",
+            "call",
+            "a",
+            "running",
+        )
+        assert [u["data"] for u in snapshot["updates"]] == ["line 2", "line 3", "line 4"]
+        assert snapshot["updatesDropped"] == 2
+
+        inspector.feed(log_line("a", "line 5"))
+        inspector.feed(lifecycle_event("a", "finished", output="ok"))
+        (kind, delta), (then, fields) = next_events(response, 2)
+        connection.close()
+    assert (kind, delta["callId"], delta["index"], delta["dropped"]) == ("update", "a", 5, 3)
+    assert delta["update"] == {"update": "log", "level": "info", "data": "line 5"}
+    assert (then, fields["status"], fields["output"]) == ("call", "finished", "ok")
+    assert "updates" not in fields, "a change of fields does not resend the updates"
+
+
+def test_a_page_left_behind_by_the_change_log_gets_a_fresh_snapshot() -> None:
+    assembler, board = ToolCallAssembler(max_updates_per_call=2), CallBoard()
+    [call] = assembler.feed(lifecycle_event("a", "started", display_name="build"))
+    board.publish(call)
+    seen, _ = board.since(0, timeout=0)
+    for line in range(CHANGE_LOG_SIZE + 1):
+        board.publish(assembler.feed(log_line("a", f"line {line}"))[0])
+    seen, [(kind, payload)] = board.since(seen, timeout=0)
+    snapshot = json.loads(payload)
+    assert (kind, [u["data"] for u in snapshot["updates"]]) == (
+        "call",
+        [f"line {CHANGE_LOG_SIZE - 1}", f"line {CHANGE_LOG_SIZE}"],
+    )
+    assert snapshot["updatesDropped"] == CHANGE_LOG_SIZE - 1
+    board.publish(assembler.feed(log_line("a", "one more"))[0])
+    assert [event for event, _ in board.since(seen, timeout=0)[1]] == ["update"]
 
 
 def test_the_page_is_self_contained_and_locked_down() -> None:

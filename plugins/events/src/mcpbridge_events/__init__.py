@@ -3,16 +3,18 @@ counterpart of LangGraph JS `useStream().toolCalls`) and a live web inspector.""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from mcpbridge import AddCommand, Plugin, hookimpl
 from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
 from mcpbridge_events.lifecycle import EVENT_TYPE, LifecycleEvents
+from mcpbridge_events.limits import DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_UPDATES, MIN_TEXT_BYTES, Limits
 
 __all__ = [
     "EVENT_TYPE",
     "AssembledToolCall",
     "LifecycleEvents",
+    "Limits",
     "Settings",
     "ToolCallAssembler",
     "ToolProgress",
@@ -29,6 +31,12 @@ class Settings(BaseModel):
     they are secret."""
     include_output: bool = True
     """Put the call's output in the `finished` event (turn off for large or private outputs)."""
+    max_updates_per_call: int = Field(default=DEFAULT_MAX_UPDATES, ge=1, strict=True)
+    """How many updates of one call an assembler or the inspector keeps: the latest; the
+    earlier ones are only counted (`AssembledToolCall.updates_dropped`)."""
+    max_text_bytes: int = Field(default=DEFAULT_MAX_TEXT_BYTES, ge=MIN_TEXT_BYTES, strict=True)
+    """Every text in an update or progress event (a log line, a status message) is cut to this
+    many UTF-8 bytes, with a marker saying how much was cut, before it reaches the stream."""
 
 
 mcpbridge_plugin = Plugin(settings=Settings, position=10)
@@ -43,4 +51,7 @@ def mcpbridge_commands(add_command: AddCommand) -> None:
 
 @hookimpl
 def mcpbridge_interceptors(settings: Settings) -> list[LifecycleEvents]:
-    return [LifecycleEvents(include_input=settings.include_input, include_output=settings.include_output)]
+    limits = Limits(settings.max_updates_per_call, settings.max_text_bytes)
+    return [
+        LifecycleEvents(include_input=settings.include_input, include_output=settings.include_output, limits=limits)
+    ]

@@ -8,6 +8,7 @@ LangGraph's own `stream_mode="tools"` events, and the AIMessages / ToolMessages 
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Tool
 from langgraph.errors import GraphBubbleUp
 
 from mcpbridge_events.lifecycle import EVENT_TYPE, NOTE_PREFIX, output_of_message
+from mcpbridge_events.limits import Limits, bounded, cut_text
 
 Status = Literal["running", "finished", "error"]
 
@@ -67,10 +69,17 @@ class AssembledToolCall:
     """That task's latest status ("working", "input_required", "completed", ...)."""
     interrupted: bool = False
     """The run paused inside this call (an approval or elicitation waits for a person)."""
-    updates: list[dict[str, Any]] = field(default_factory=list)
-    """Every notification other plugins sent during the call, in order."""
+    updates: deque[dict[str, Any]] = field(default_factory=deque)
+    """The latest notifications of the call (server log lines, what other plugins report), in
+    order: at most `max_updates_per_call`, each text cut to `max_text_bytes`."""
+    updates_dropped: int = 0
+    """How many earlier updates of the call were not kept."""
     notes: list[dict[str, Any]] = field(default_factory=list)
     """The `mcpbridge_*` artifact entries of the call (e.g. `{"type": "mcpbridge_cache", "hit": True}`)."""
+    _limits: Limits = field(default_factory=Limits, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._set_limits(self._limits)
 
     @property
     def callId(self) -> str:  # JS alias
@@ -84,10 +93,11 @@ class AssembledToolCall:
     def args(self) -> dict[str, Any]:  # JS alias
         return self.input
 
-    def to_js(self) -> dict[str, Any]:
-        """The call as JSON for a front end, with LangGraph JS field names."""
+    def to_js(self, *, with_updates: bool = True) -> dict[str, Any]:
+        """The call as JSON for a front end, with LangGraph JS field names; `with_updates=False`
+        leaves out `updates` and `updatesDropped` (what a change of the call's fields sends)."""
         progress = self.progress
-        return {
+        fields = {
             "name": self.name,
             "callId": self.call_id,
             "id": self.call_id,
@@ -107,14 +117,28 @@ class AssembledToolCall:
             "taskId": self.task_id,
             "taskStatus": self.task_status,
             "interrupted": self.interrupted,
-            "updates": list(self.updates),
         }
+        if with_updates:
+            fields.update(updates=list(self.updates), updatesDropped=self.updates_dropped)
+        return fields
+
+    def _set_limits(self, limits: Limits) -> None:
+        """Keep at most `limits.max_updates_per_call` updates from now on (the latest of those kept)."""
+        self._limits = limits
+        if not isinstance(self.updates, deque) or self.updates.maxlen != limits.max_updates_per_call:
+            kept = deque(self.updates, maxlen=limits.max_updates_per_call)
+            self.updates_dropped += len(self.updates) - len(kept)
+            self.updates = kept
 
     def _restart(self) -> None:
         self.status, self.output, self.error, self.interrupted, self.progress = "running", None, None, False, None
 
     def _apply_update(self, update: str, data: Mapping[str, Any]) -> None:
-        self.updates.append({"update": update, **data})
+        max_text = self._limits.max_text_bytes
+        data = {str(k): bounded(v, max_text) for k, v in data.items()}
+        if len(self.updates) == self.updates.maxlen:
+            self.updates_dropped += 1
+        self.updates.append({"update": cut_text(update, max_text), **data})
         if update == "retry.attempt" and isinstance(data.get("attempt"), int):
             self.attempts = max(self.attempts or 0, data["attempt"])
         elif update in ("cache.hit", "cache.miss"):
@@ -153,7 +177,12 @@ class ToolCallAssembler:
             print(call.name, call.status)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_updates_per_call: int | None = None, max_text_bytes: int | None = None) -> None:
+        """Each call keeps at most `max_updates_per_call` updates (the latest) and cuts each text
+        to `max_text_bytes`; left out, a call takes what its `started` event announces (the
+        bridge's `[plugins.events]` settings), else the defaults (200 and 4096)."""
+        self._chosen = (max_updates_per_call, max_text_bytes)
+        self._default = self._limits_of(None)  # checks the chosen values at once
         self._calls: dict[str, AssembledToolCall] = {}
 
     @property
@@ -202,6 +231,7 @@ class ToolCallAssembler:
         call = self._ensure(str(event["tool_call_id"]), str(event.get("display_name") or ""), [])
         if kind == "started":
             call._restart()
+            call._set_limits(self._limits_of(event.get("limits")))
             call.name = str(event.get("display_name") or call.name)
             call.server_name, call.mcp_name = event.get("server_name"), event.get("name")
             call.message_id = event.get("message_id") or call.message_id
@@ -209,7 +239,10 @@ class ToolCallAssembler:
                 call.input = dict(event["input"])
             call.namespace = list(event.get("namespace") or call.namespace)
         elif kind == "progress":
-            call.progress = ToolProgress(event.get("progress") or 0, event.get("total"), event.get("message"))
+            message = event.get("message")
+            if isinstance(message, str):
+                message = cut_text(message, call._limits.max_text_bytes)
+            call.progress = ToolProgress(event.get("progress") or 0, event.get("total"), message)
         elif kind == "update":
             call._apply_update(str(event.get("update")), event.get("data") or {})
         elif kind == "interrupted":
@@ -287,7 +320,16 @@ class ToolCallAssembler:
         call = self._calls.get(call_id)
         if call is None:
             call = self._calls[call_id] = AssembledToolCall(call_id=call_id, name=name, namespace=list(namespace))
+            call._set_limits(self._default)
         return call
+
+    def _limits_of(self, announced: Any) -> Limits:
+        """This assembler's choice, else what the stream announced, else the defaults."""
+        stream = Limits.from_event(announced) or Limits()
+        updates, text = self._chosen
+        return Limits(
+            stream.max_updates_per_call if updates is None else updates, stream.max_text_bytes if text is None else text
+        )
 
 
 def _unwrap(chunk: Any) -> tuple[list[str], Any]:

@@ -1,6 +1,6 @@
 """The live web inspector: a small page on 127.0.0.1 that shows one card per tool call,
-updated over Server-Sent Events. Standard library only — no build step, no CDN — so it
-runs wherever the agent runs.
+updated over Server-Sent Events with one delta per change (see `board`). Standard library
+only — no build step, no CDN — so it runs wherever the agent runs.
 
     with serve(port=8765) as inspector:
         async for chunk in inspector.track(agent.astream(inputs, config, stream_mode=["updates", "custom"])):
@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler
+from mcpbridge_events.board import CallBoard
 
 DEFAULT_PORT = 8765
 KEEPALIVE_SECONDS = 15.0
@@ -34,46 +35,11 @@ _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
 _CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'"
 
 
-class CallBoard:
-    """The latest JSON of every call, with a version per change, shared between the agent's
-    thread (publish) and the page's SSE threads (wait for newer versions)."""
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._calls: dict[str, tuple[int, str]] = {}
-        """call id → (version of its latest change, JSON); dict order = order of first appearance."""
-        self.version = 0
-        self.closed = False
-
-    def publish(self, call: AssembledToolCall) -> None:
-        payload = json.dumps(call.to_js(), default=str)  # snapshot now: the call keeps changing
-        with self._changed:
-            self.version += 1
-            self._calls[call.call_id] = (self.version, payload)
-            self._changed.notify_all()
-
-    def since(self, version: int, timeout: float) -> list[tuple[int, str]]:
-        """Calls changed after `version` (all of them, in order of appearance, for a new page;
-        else oldest change first); waits up to `timeout` for one."""
-        with self._changed:
-            self._changed.wait_for(lambda: self.version > version or self.closed, timeout)
-            changed = [entry for entry in self._calls.values() if entry[0] > version]
-            return changed if version == 0 else sorted(changed)
-
-    def snapshot(self) -> list[dict[str, Any]]:
-        with self._changed:
-            return [json.loads(payload) for _, payload in self._calls.values()]
-
-    def close(self) -> None:
-        with self._changed:
-            self.closed = True
-            self._changed.notify_all()
-
-
 class Inspector:
     """Serves the page and publishes tool calls to it. Feed it stream chunks (`feed`,
     `track`) or finished `AssembledToolCall`s (`publish`). `on_run`, when given, is called
-    (on a server thread) by the page's "Run demo" button."""
+    (on a server thread) by the page's "Run demo" button. `assembler` keeps the calls (give
+    your own for other limits than the ones the stream announces)."""
 
     def __init__(
         self,
@@ -82,11 +48,12 @@ class Inspector:
         *,
         title: str = "mcpbridge inspector",
         on_run: Callable[[], None] | None = None,
+        assembler: ToolCallAssembler | None = None,
     ) -> None:
         self.title = title
         self.on_run = on_run
         self.board = CallBoard()
-        self.assembler = ToolCallAssembler()
+        self.assembler = assembler or ToolCallAssembler()
         self._host = host
         self._server = _Server((host, port), _Handler)
         self._server.inspector = self
@@ -146,9 +113,10 @@ def serve(
     *,
     title: str = "mcpbridge inspector",
     on_run: Callable[[], None] | None = None,
+    assembler: ToolCallAssembler | None = None,
 ) -> Inspector:
     """Start an inspector in a background thread (`port=0` picks a free port; see `.url`)."""
-    return Inspector(host, port, title=title, on_run=on_run).start()
+    return Inspector(host, port, title=title, on_run=on_run, assembler=assembler).start()
 
 
 class _Server(ThreadingHTTPServer):
@@ -221,12 +189,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._write(f"event: hello\ndata: {hello}\n\n")
             seen = 0
             while not inspector.board.closed:
-                changes = inspector.board.since(seen, KEEPALIVE_SECONDS)
-                if not changes:
-                    self._write(": keep-alive\n\n")  # finds clients that went away
-                for version, payload in changes:
-                    self._write(f"event: call\ndata: {payload}\n\n")
-                    seen = max(seen, version)
+                seen, changes = inspector.board.since(seen, KEEPALIVE_SECONDS)
+                # an empty write finds clients that went away
+                self._write(
+                    "".join(f"event: {event}\ndata: {payload}\n\n" for event, payload in changes) or ": keep-alive\n\n"
+                )
         except (BrokenPipeError, ConnectionResetError):
             return
 

@@ -17,6 +17,7 @@ from langgraph.errors import GraphBubbleUp
 from mcp.types import CallToolResult, InputRequiredResult
 
 from mcpbridge import STRUCTURED_CONTENT, ToolCallHandler, ToolCallRequest, result_text
+from mcpbridge_events.limits import Limits, bounded
 
 EVENT_TYPE = "mcpbridge.tool_call"
 """The `type` of every event this plugin writes to the custom stream."""
@@ -29,11 +30,16 @@ class LifecycleEvents:
     """Writes started / progress / update / interrupted / finished / error events to
     `request.runtime.stream_writer`. Outermost, so it sees cache hits, retries and approvals
     of the same call (through `request.notify` and the artifact) and reports them as fields of
-    that call instead of as calls of their own."""
+    that call instead of as calls of their own. Every text a server sends in an update or
+    progress event is cut to `limits.max_text_bytes`; `started` tells consumers the limits."""
 
-    def __init__(self, *, include_input: bool = True, include_output: bool = True) -> None:
+    def __init__(
+        self, *, include_input: bool = True, include_output: bool = True, limits: Limits | None = None
+    ) -> None:
         self.include_input = include_input
         self.include_output = include_output
+        self.limits = limits or Limits()
+        self._announced = self.limits.to_event()
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         runtime, tool_call_id = request.runtime, request.tool_call_id
@@ -52,11 +58,13 @@ class LifecycleEvents:
             namespace=_namespace(runtime),
             message_id=_message_id(runtime, tool_call_id),
             input=dict(request.args) if self.include_input else None,
+            limits=dict(self._announced),
         )
+        max_text = self.limits.max_text_bytes
 
         def listen(event: str, data: Mapping[str, Any]) -> None:
             if event == "progress":
-                emit("progress", **{k: data.get(k) for k in ("progress", "total", "message")})
+                emit("progress", **{k: bounded(data.get(k), max_text) for k in ("progress", "total", "message")})
             else:
                 emit("update", update=event, data=self._public(data))
 
@@ -79,9 +87,15 @@ class LifecycleEvents:
         return result
 
     def _public(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        """`data` made JSON-friendly; without `include_input`, nested mappings (the arguments an
-        approval asks about or an edit changed) are left out, like `started.input`."""
-        return {str(k): _jsonable(v) for k, v in data.items() if self.include_input or not isinstance(v, Mapping)}
+        """`data` made JSON-friendly and each value cut to `max_text_bytes`; without
+        `include_input`, nested mappings (the arguments an approval asks about or an edit
+        changed) are left out, like `started.input`."""
+        max_text = self.limits.max_text_bytes
+        return {
+            str(k): bounded(_jsonable(v), max_text)
+            for k, v in data.items()
+            if self.include_input or not isinstance(v, Mapping)
+        }
 
     def _notes(self, request: ToolCallRequest) -> list[dict[str, Any]]:
         """What other plugins recorded about this call (cache hit, retry attempts, approval)."""

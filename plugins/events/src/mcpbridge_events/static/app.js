@@ -1,10 +1,13 @@
 // mcpbridge inspector: one card per tool call, live over Server-Sent Events.
 // Every value from a tool goes through textContent, never parsed as HTML: output is untrusted.
+// The server sends deltas: `call` carries a call's fields (and, in a snapshot, the updates it
+// keeps), `update` one new update; each costs the page the same however long the call runs.
 "use strict";
 
 const CALC = { add: "+", subtract: "−", sub: "−", multiply: "×", mul: "×", divide: "÷", div: "÷", power: "^", pow: "^" };
 const cards = new Map();
 const calls = new Map();
+const updateLists = new Map(); // call id → the updates list of its card
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -120,6 +123,54 @@ function fallbackBody(call) {
   return body;
 }
 
+function describe(update) {
+  const { update: kind, ...rest } = update;
+  if (kind === "log") return (rest.level || "log") + (rest.logger ? " [" + rest.logger + "]" : "") + " " + show(rest.data);
+  return kind + (Object.keys(rest).length ? " " + JSON.stringify(rest) : "");
+}
+
+function updatesOf(callId) {
+  let kept = updateLists.get(callId);
+  if (!kept) {
+    kept = { node: el("details", "updates"), summary: el("summary"), list: el("ol"), dropped: 0 };
+    kept.node.append(kept.summary, kept.list);
+    kept.node.hidden = true;
+    updateLists.set(callId, kept);
+  }
+  return kept;
+}
+
+function label(kept) {
+  const count = kept.list.childElementCount;
+  const earlier = kept.dropped ? " · " + kept.dropped.toLocaleString("en-US") + " earlier not kept" : "";
+  kept.summary.textContent = count + (count === 1 ? " update" : " updates") + earlier;
+  kept.list.start = kept.dropped + 1; // numbered as the call's updates, not the list's
+  kept.node.hidden = count === 0 && kept.dropped === 0;
+}
+
+// One delta: the update numbered `index` of its call; the first `dropped` ones are no longer kept.
+function addUpdate(delta) {
+  const kept = updatesOf(delta.callId);
+  kept.list.append(el("li", null, describe(delta.update)));
+  kept.dropped = delta.dropped;
+  while (kept.list.childElementCount > delta.index + 1 - delta.dropped) kept.list.firstElementChild.remove();
+  label(kept);
+}
+
+// A snapshot of a call (a page that connects late, or fell behind): its kept updates replace the list.
+function resetUpdates(callId, updates, dropped) {
+  const kept = updatesOf(callId);
+  kept.list.replaceChildren(...updates.map((update) => el("li", null, describe(update))));
+  kept.dropped = dropped || 0;
+  label(kept);
+}
+
+function receive(data) {
+  const { updates, updatesDropped, ...call } = data;
+  if (Array.isArray(updates)) resetUpdates(call.callId, updates, updatesDropped);
+  render(call);
+}
+
 function render(call) {
   calls.set(call.callId, call);
   let card = cards.get(call.callId);
@@ -147,6 +198,7 @@ function render(call) {
   } else {
     parts.push(fallbackBody(call));
   }
+  parts.push(updatesOf(call.callId).node);
   card.replaceChildren(...parts);
   count();
 }
@@ -167,7 +219,8 @@ function connect() {
     document.querySelector(".bar h1").textContent = info.title;
     document.getElementById("run").hidden = !info.canRun;
   });
-  source.addEventListener("call", (event) => render(JSON.parse(event.data)));
+  source.addEventListener("call", (event) => receive(JSON.parse(event.data)));
+  source.addEventListener("update", (event) => addUpdate(JSON.parse(event.data)));
   source.onopen = () => { live.dataset.state = "live"; live.textContent = "live"; };
   source.onerror = () => { live.dataset.state = "down"; live.textContent = "reconnecting…"; };
 }
