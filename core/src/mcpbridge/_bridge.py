@@ -90,6 +90,7 @@ class MCPBridge:
                 timeout=self.settings.server_timeout(name),
                 client_options=self._client_options(name, server),
                 max_result_bytes=self.settings.server_max_result_bytes(name),
+                max_argument_bytes=self.settings.server_max_argument_bytes(name),
                 unanswered=self.plugins.unanswered,
             )
             for name, server in self.settings.servers.items()

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar, cast, get_args
+from typing import Any, TypeVar, cast, get_args
 
 import anyio
 import httpx2
@@ -31,25 +31,14 @@ from mcp.types import (
     CONNECTION_CLOSED,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     REQUEST_TIMEOUT,
-    CallToolRequest,
-    CallToolRequestParams,
     CallToolResult,
-    CancelTaskRequest,
-    CancelTaskRequestParams,
-    CancelTaskResult,
     CreateTaskResult,
-    GetTaskPayloadRequest,
-    GetTaskPayloadRequestParams,
-    GetTaskRequest,
-    GetTaskRequestParams,
-    GetTaskResult,
     InputRequiredResult,
     LoggingLevel,
     LoggingMessageNotification,
     LoggingMessageNotificationParams,
     PaginatedRequestParams,
     RequestParamsMeta,
-    Task,
     TaskMetadata,
     TextContent,
     Tool,
@@ -61,18 +50,34 @@ from pydantic import ValidationError
 from mcpbridge._beyond_tools import log_to_python, wanted_level
 from mcpbridge._config import ServerConfig
 from mcpbridge._declaration import Capability
-from mcpbridge._errors import ConfigError, ServerConnectionError, ServerRequestError, ToolTimeoutError, describe
+from mcpbridge._errors import (
+    ConfigError,
+    InvalidToolArguments,
+    ServerConnectionError,
+    ServerRequestError,
+    ToolTimeoutError,
+    describe,
+    error_text,
+)
 from mcpbridge._httpfields import check_headers
 from mcpbridge._pipeline import TaskHandle, ToolCallRequest
+from mcpbridge._task_requests import create_task, task_getter, task_handle
 from mcpbridge._transports import Link, call_headers, open_transport
+from mcpbridge._wire import request_problems, sendable_answers
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _ASKING = {"elicitation_callback": "elicitation", "sampling_callback": "sampling"}
 """Client callbacks through which a server asks for an answer from a person or a model."""
+_ANSWERING = frozenset({*_ASKING, "list_roots_callback"})
+"""Client callbacks whose return value the client sends to the server."""
 _MAX_TOOL_PAGES = 1000
 _SHUTDOWN_GRACE = 5.0
+WEDGED_AFTER = 1.0
+"""Seconds a write may wait for the server to take it (stdio: read its stdin) before a
+request's timeout drops the session as wedged: a server that reads nothing for that long
+holds every request queued behind the write."""
 
 _TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     httpx2.TransportError,
@@ -122,6 +127,7 @@ class Connection:
         timeout: float,
         client_options: Mapping[str, Any],
         max_result_bytes: int | None = None,
+        max_argument_bytes: int | None = None,
         unanswered: Callable[[Capability | None], str] = lambda capability: "see `mcpbridge plugins`",
     ) -> None:
         self.name = name
@@ -130,10 +136,11 @@ class Connection:
         self.config = config
         self.timeout = timeout
         self.max_result_bytes = max_result_bytes
+        self.max_argument_bytes = max_argument_bytes
         self.tools_stale = False
         self._asked: Counter[str] = Counter()
         """Requests the server made of the client that may involve a person or a model."""
-        options = {key: self._counted(key, value) for key, value in client_options.items()}
+        options = {key: self._counted(key, self._checked(key, value)) for key, value in client_options.items()}
         self._message_handler = options.pop("message_handler", None)
         self._modern_only = {key: value.value for key, value in options.items() if isinstance(value, ModernOnly)}
         self._client_options = {key: value for key, value in options.items() if not isinstance(value, ModernOnly)}
@@ -146,6 +153,15 @@ class Connection:
         self._lock = asyncio.Lock()
         self._in_flight: dict[object, tuple[ToolCallRequest, contextvars.Context | None]] = {}
         """Tool calls on their way, with the context of those that have observers."""
+
+    def _checked(self, key: str, value: Any) -> Any:
+        """`value` itself, or for a callback that answers the server's own requests one whose
+        answers pass the wire checks (`sendable_answers`)."""
+        if key not in _ANSWERING:
+            return value
+        if isinstance(value, ModernOnly):
+            return ModernOnly(self._checked(key, value.value))
+        return sendable_answers(value, self.name, self.max_argument_bytes)
 
     def _counted(self, key: str, value: Any) -> Any:
         """`value` itself, or for a callback that answers the server's own requests (elicitation,
@@ -256,16 +272,16 @@ class Connection:
                 f'set mode = "legacy" for server {self.name!r}'
             )
         if isinstance(task, str):
-            return _handle(await send(f"tasks/get {task}", _task_getter(task)), request.name, send)
+            return task_handle(await send(f"tasks/get {task}", task_getter(task)), request.name, send)
         progress = _progress_reporter(request) if request.observers else None
 
         async def create(current: _Open) -> CallToolResult | CreateTaskResult:
-            created = _create_task(current.session, request, task, limit, progress)
+            created = create_task(current.session, request, task, limit, progress)
             result: CallToolResult | CreateTaskResult = await self._sent(request, current, created, limit)
             return result
 
         answer = await self._once_more_if_forgotten(request.name, create)
-        return answer if isinstance(answer, CallToolResult) else _handle(answer.task, request.name, send)
+        return answer if isinstance(answer, CallToolResult) else task_handle(answer.task, request.name, send)
 
     async def _sent(self, request: ToolCallRequest, current: _Open, call: Awaitable[T], limit: float) -> T:
         """Await `call`, a request of this tool call, with the call's headers and within `limit`."""
@@ -274,10 +290,22 @@ class Connection:
                 request.headers, self._translate(request.name, current, call, deadline=time.monotonic() + limit)
             )
         except _Expired:
-            raise ToolTimeoutError(self.name, request.name, limit) from None
+            error = ToolTimeoutError(self.name, request.name, limit)
+            if current.link.broke_because:
+                error.add_note(f"{current.link.broke_because}; the next call starts it again")
+            raise error from None
 
     def _check_sendable(self, request: ToolCallRequest) -> None:
-        """Refuse, before the shared transport sees it, what would break it for every caller."""
+        """Refuse, before the shared transport sees it, what would break it for every caller,
+        whichever interceptor put it there."""
+        problem = request_problems(request, self.max_argument_bytes)
+        if problem is not None:
+            what, why = problem
+            raise InvalidToolArguments(
+                f"Invalid {what} for tool {request.display_name or request.name!r}: {why}",
+                server_name=self.name,
+                name=request.name,
+            )
         if request.headers:
             if self.config.url is None:
                 raise ConfigError(
@@ -349,6 +377,9 @@ class Connection:
             link = current.link
             if link.session_gone:
                 raise _SessionGone from None
+            if exc.code == REQUEST_TIMEOUT and (stalled := link.write_stalled()) >= WEDGED_AFTER:
+                # Whatever waits behind that write would time out too: drop the session.
+                await self._forget(current, f"the server read none of its stdin for {stalled:.1f} s")
             if exc.code == REQUEST_TIMEOUT and deadline is not None and time.monotonic() >= deadline:
                 raise _Expired from None  # our own wait ran out; a server's own -32001 comes sooner
             if exc.code == CONNECTION_CLOSED and (link.ended.is_set() or link.closing):
@@ -389,10 +420,19 @@ class Connection:
     def _malformed(self, tool: str, problem: str) -> CallToolResult:
         return _error_result(f"MCP server {self.name!r} returned a malformed result for {tool!r}: {problem}")
 
-    async def _forget(self, current: _Open) -> None:
+    async def _forget(self, current: _Open, stalled: str | None = None) -> None:
+        """Drop a session that broke; `stalled` says why when its transport is still open
+        but the server stopped taking what we send (it is then ended without a grace)."""
         if self._open is current:
-            logger.warning("mcpbridge: connection to server %r broke; the next call reconnects", self.name)
+            logger.warning(
+                "mcpbridge: connection to server %r broke%s; the next call reconnects",
+                self.name,
+                f" ({stalled})" if stalled else "",
+            )
             current.link.broke = True
+            if stalled:
+                current.link.broke_because = stalled
+                current.link.abandon()
             await self.aclose()
 
     async def _connect(self) -> _Open:
@@ -562,73 +602,6 @@ def _task_only(request: ToolCallRequest) -> bool:
     return execution is not None and execution.task_support == "required"
 
 
-async def _create_task(
-    session: ClientSession,
-    request: ToolCallRequest,
-    task: TaskMetadata,
-    limit: float,
-    progress: Any,
-) -> CallToolResult | CreateTaskResult:
-    """A task-augmented `tools/call`. The SDK's `send_request` checks a `tools/call` answer
-    against `CallToolResult` only (mcp 2.3 has no client for 2025-11-25 tasks), so this one
-    request goes to the session's dispatcher with the same stamping; its answer is parsed
-    here, and the server's error result stays an error result."""
-    params = CallToolRequestParams(
-        name=request.name, arguments=request.args, task=task, _meta=cast(RequestParamsMeta | None, request.meta)
-    )
-    data = CallToolRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
-    options: Any = {"timeout": limit}
-    if progress is not None:
-        options["on_progress"] = progress
-    session._stamp(data, options)  # private SDK members: see the docstring
-    raw = await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
-    if "task" in raw:
-        return CreateTaskResult.model_validate(raw, by_name=False)
-    return CallToolResult.model_validate(raw, by_name=False)
-
-
-_Send: TypeAlias = Callable[[str, Callable[[ClientSession, float], Awaitable[Any]]], Awaitable[Any]]
-"""`send(what, run)`: run one request on the connection's session, with the call's time limit."""
-
-
-def _task_getter(task_id: str) -> Callable[[ClientSession, float], Awaitable[GetTaskResult]]:
-    def get(session: ClientSession, limit: float) -> Awaitable[GetTaskResult]:
-        request = GetTaskRequest(params=GetTaskRequestParams(task_id=task_id))
-        return session.send_request(request, GetTaskResult, request_read_timeout_seconds=limit)
-
-    return get
-
-
-def _handle(task: Task, tool: str, send: _Send) -> TaskHandle:
-    """The follow-up requests of one task, sent through `send`."""
-    task_id = task.task_id
-
-    async def get() -> GetTaskResult:
-        result: GetTaskResult = await send(f"tasks/get {task_id}", _task_getter(task_id))
-        return result
-
-    async def payload(session: ClientSession, limit: float) -> CallToolResult:
-        request = GetTaskPayloadRequest(params=GetTaskPayloadRequestParams(task_id=task_id))
-        result = await session.send_request(request, CallToolResult, request_read_timeout_seconds=limit)
-        if not result.is_error:
-            await session.validate_tool_result(tool, result)
-        return result
-
-    async def result() -> CallToolResult:
-        answer: CallToolResult = await send(f"tasks/result {task_id}", payload)
-        return answer
-
-    def cancelling(session: ClientSession, limit: float) -> Awaitable[CancelTaskResult]:
-        request = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))
-        return session.send_request(request, CancelTaskResult, request_read_timeout_seconds=limit)
-
-    async def cancel() -> CancelTaskResult:
-        answer: CancelTaskResult = await send(f"tasks/cancel {task_id}", cancelling)
-        return answer
-
-    return TaskHandle(task=task, get=get, result=result, cancel=cancel)
-
-
 def _first_problem(exc: ValidationError) -> str:
     errors = exc.errors()
     if not errors:
@@ -640,7 +613,8 @@ def _first_problem(exc: ValidationError) -> str:
 
 
 def _error_result(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    """An error result the bridge writes itself: its text made safe like an error's."""
+    return CallToolResult(content=[TextContent(type="text", text=error_text(text))], is_error=True)
 
 
 def _required_capability(data: Any) -> Capability | None:

@@ -97,6 +97,9 @@ class ToolCallRequest:
     observers: tuple[CallObserver, ...] = ()
     """Listeners for `notify()`; an outer interceptor adds one with
     `request.override(observers=(*request.observers, listener))`."""
+    _sendable_args: dict[str, Any] | None = dataclasses.field(default=None, init=False, repr=False, compare=False)
+    """The `args` object found sendable before the chain (`checked_before_chain`): the
+    terminal handler checks `args` again only when an interceptor replaced them."""
 
     def notify(self, event: str, **data: Any) -> None:
         """Tell the outer interceptors (tracing, UI events) what happened in this call, e.g.
@@ -114,7 +117,15 @@ class ToolCallRequest:
                 "tool and run; change `name`, `args`, `headers`, `meta`, `timeout`, `input_responses`, "
                 "`request_state` or `task` instead"
             )
-        return dataclasses.replace(self, **changes)
+        changed = dataclasses.replace(self, **changes)
+        object.__setattr__(changed, "_sendable_args", self._sendable_args)
+        return changed
+
+
+def checked_before_chain(request: ToolCallRequest) -> ToolCallRequest:
+    """`request`, marked as carrying arguments that passed the wire checks."""
+    object.__setattr__(request, "_sendable_args", request.args)
+    return request
 
 
 ToolCallHandler: TypeAlias = Callable[[ToolCallRequest], Coroutine[Any, Any, Any]]

@@ -5,15 +5,24 @@ result), and one invalid UTF-8 byte kills it. Here stdout is read as bytes and s
 where a new chunk has a newline; a bad line costs one warning, not the session; a line over
 `max_message_bytes` is discarded as it arrives and fails its own request at once; the
 server's stderr goes to a logger per server instead of the user's terminal.
+
+Writes never make a caller wait for the pipe: the SDK starts a request's clock only once its
+write returns, so a server that stops reading its stdin would hold every call (and every
+call queued behind it) past its timeout. Messages queue instead, the writer feeds the pipe
+in pieces, and `write_stalled()` says how long the piece under way has waited; the
+connection drops a session whose server stopped reading (`abandon()`). On close, the
+server's whole process group ends with it (`_process_group`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import subprocess
 import sys
+import time
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
@@ -23,7 +32,7 @@ from types import TracebackType
 import anyio
 import anyio.lowlevel
 import mcp.types as types
-from anyio.abc import ByteReceiveStream
+from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.memory import MemoryObjectSendStream
 
 # mcp is pinned >=2.3,<3, so its private stdio helpers are reused rather than copied: spawning,
@@ -32,6 +41,9 @@ from mcp.client import stdio as sdk
 from mcp.client._transport import TransportStreams
 from mcp.os.win32.utilities import ServerProcess
 from mcp.shared.message import SessionMessage
+
+from mcpbridge._process_group import stop_server
+from mcpbridge._redaction import capped
 
 logger = logging.getLogger(__name__)
 _Send = MemoryObjectSendStream[SessionMessage | Exception]
@@ -42,6 +54,7 @@ _STDERR_LINE_MAX = 65536  # a longer stderr "line" is logged in pieces rather th
 _STDERR_GRACE = 0.5  # after stdout ends, time for the last stderr lines before the stream closes
 _EXIT_POLL = 0.2
 _EXIT_IDLE = 1.0  # after the process exits, stdout silence that ends the read stream
+_WRITE_PIECE = 65536  # bytes handed to the pipe at a time; each one taken is progress
 
 _VALUE = rb'(?:-?\d+|"(?:[^"\\]|\\.)*")'
 # Python servers put "id" before "result"/"error" (head); node servers put it last (tail).
@@ -127,7 +140,10 @@ class StdioTransport:
         self._process: ServerProcess | None = None
         self._cm: AbstractAsyncContextManager[TransportStreams] | None = None
         self._closing = False
+        self._abandoned = False
         self._last_read = 0.0
+        self._piece_since: float | None = None
+        """When the piece of stdin being written started waiting; None while nothing waits."""
 
     @property
     def returncode(self) -> int | None:
@@ -139,9 +155,21 @@ class StdioTransport:
         """The server's process id once started."""
         return self._process.pid if self._process is not None else None
 
+    def write_stalled(self) -> float:
+        """Seconds the write under way has waited for the server to read its stdin (0 when
+        nothing waits)."""
+        since = self._piece_since
+        return 0.0 if since is None else time.monotonic() - since
+
+    def abandon(self) -> None:
+        """The server stopped reading its stdin: on close, end it without waiting for it to
+        act on stdin EOF, which it would never read."""
+        self._abandoned = True
+
     def stderr_tail(self) -> str:
-        """The server's last stderr lines, to show in an error when it dies."""
-        return "\n".join(self._stderr)
+        """The server's last stderr lines, to show in an error when it dies: at most
+        `MAX_QUOTED_CHARS` of them (their start and their end), as the bridge quotes a server."""
+        return capped("\n".join(self._stderr))
 
     async def __aenter__(self) -> TransportStreams:
         if self._cm is not None:
@@ -169,7 +197,7 @@ class StdioTransport:
         # No awaits until the task group is entered, or a cancellation would leak the process.
         self._process = process
         read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+        write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](math.inf)  # see the docstring
         writer_done, stderr_done, reader_scope = anyio.Event(), anyio.Event(), anyio.CancelScope()
 
         async def read_stdout() -> None:
@@ -186,7 +214,7 @@ class StdioTransport:
                 async with write_reader:
                     async for message in write_reader:
                         data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                        await process.stdin.send(data.encode())
+                        await self._write(process.stdin, data.encode())
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 await read_writer.aclose()  # the server may live on: end the session rather than hang it
             finally:
@@ -216,15 +244,24 @@ class StdioTransport:
                 with anyio.CancelScope(shield=True):  # the SDK's shutdown, every wait bounded
                     read_stream.close()
                     write_stream.close()
-                    with anyio.move_on_after(sdk._WRITER_FLUSH_TIMEOUT):
+                    with anyio.move_on_after(0 if self._abandoned else sdk._WRITER_FLUSH_TIMEOUT):
                         await writer_done.wait()
-                    await sdk._stop_server_process(process)
+                    await stop_server(process, graceful=not self._abandoned)
                     with anyio.move_on_after(_STDERR_GRACE):
                         await stderr_done.wait()
                     await sdk._aclose_all(read_stream, write_stream, read_writer, write_reader)
                     await anyio.lowlevel.checkpoint()
                 tg.cancel_scope.cancel()
         await anyio.lowlevel.cancel_shielded_checkpoint()
+
+    async def _write(self, stdin: ByteSendStream, data: bytes) -> None:
+        """Hands `data` to the pipe a piece at a time, noting when each piece began to wait."""
+        try:
+            for start in range(0, len(data), _WRITE_PIECE):
+                self._piece_since = time.monotonic()
+                await stdin.send(data[start : start + _WRITE_PIECE])
+        finally:
+            self._piece_since = None
 
     async def _pump(self, process: ServerProcess, send: _Send, stderr_done: anyio.Event) -> None:
         """Reads stdout until EOF, delivering one message per complete line."""

@@ -26,7 +26,7 @@ from mcpbridge._claims import RESUMED
 from mcpbridge._declaration import Capability
 from mcpbridge._errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
 from mcpbridge._loops import HomeLoop
-from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
 from mcpbridge._results import result_said, result_text, to_artifact, to_content_blocks
 from mcpbridge._schemas import schema_problems
 from mcpbridge._wire import wire_problems
@@ -169,7 +169,7 @@ class MCPTool(BaseTool):
                     server_name=binding.server_name,
                     name=binding.tool.name,
                 )
-            result = await binding.home.submit(binding.handler(request))
+            result = await binding.home.submit(binding.handler(checked_before_chain(request)))
             return self._output(result, request)
         except ToolException as error:
             if isinstance(error, ServerConnectionError) and not binding.handles_transport_errors:

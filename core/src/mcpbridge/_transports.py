@@ -52,11 +52,17 @@ class Link:
         self.broke = False
         """...because it broke under a call: the calls sharing it say why it ended, not that
         the bridge is closing."""
+        self.broke_because: str | None = None
+        """Why the bridge gave up on it, when the transport itself did not end."""
+        self.write_stalled: Callable[[], float] = lambda: 0.0
+        """Seconds a write has waited for the server to take it (stdio: to read its stdin)."""
+        self.abandon: Callable[[], None] = lambda: None
+        """Close without the graceful wait: the server stopped reading what we send."""
         self._describe_end: Callable[[], str] = lambda: "the connection closed"
 
     def end_reason(self) -> str:
         """Why the transport ended, in words (with a stdio server's exit code and last stderr lines)."""
-        return self._describe_end()
+        return self.broke_because or self._describe_end()
 
 
 async def open_transport(
@@ -74,6 +80,7 @@ async def open_transport(
             max_message_bytes=max_result_bytes,
         )
         link._describe_end = lambda: _process_end(stdio)
+        link.write_stalled, link.abandon = stdio.write_stalled, stdio.abandon
         return _watched(stdio, link)
     url = config.url
     if url is None:

@@ -1,15 +1,25 @@
-"""What can travel as UTF-8 JSON: arguments that would fail inside the shared transport
+"""What can travel as UTF-8 JSON: values that would fail inside the shared transport
 (a lone surrogate, NaN, an infinity) break the session for every caller, so they are found
-before the request is built."""
+before anything is sent, wherever they came from: the model's arguments (checked once,
+before the chain), what an interceptor put in their place (an approval edit), answers to a
+server's questions (elicitation), and what the client answers a server's own requests
+(sampling, roots, legacy elicitation)."""
 
 from __future__ import annotations
 
 import json
+import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from mcp.types import INTERNAL_ERROR, ErrorData
+from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
+
+from mcpbridge._pipeline import ToolCallRequest
+
+logger = logging.getLogger(__name__)
 
 _WIRE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=to_jsonable_python)
 """Built once (`json.dumps` with options builds an encoder per call); `default` lets through
@@ -70,3 +80,48 @@ def _encodes(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def request_problems(request: ToolCallRequest, limit: int | None) -> tuple[str, str] | None:
+    """`(what, why)` when part of what `request` sends cannot be sent: its arguments (unless
+    they are the very ones checked before the chain), its answers to the server's questions
+    (both within `limit` bytes), the state and task id it echoes, its `_meta`; else None."""
+    if request.args is not request._sendable_args and (problem := wire_problems(request.args, limit)):
+        return "arguments", problem
+    if request.input_responses and (problem := wire_problems(_plain(request.input_responses), limit)):
+        return "answers", problem
+    if request.request_state is not None and (problem := wire_problems({"request_state": request.request_state})):
+        return "state", problem
+    if isinstance(request.task, str) and (problem := wire_problems({"task": request.task})):
+        return "task id", problem
+    if request.meta and (problem := wire_problems(request.meta)):
+        return "_meta", problem
+    return None
+
+
+def sendable_answers(callback: Callable[..., Awaitable[Any]], server: str, limit: int | None) -> Callable[..., Any]:
+    """`callback` (a client callback answering a server's request: sampling, roots,
+    elicitation), with its answer checked: one that cannot be sent becomes an error answer
+    naming the problem, so the server hears why and the session stays up for everyone."""
+
+    async def answer(*args: Any, **kwargs: Any) -> Any:
+        reply = await callback(*args, **kwargs)
+        if isinstance(reply, BaseModel) and not isinstance(reply, ErrorData):
+            problem = wire_problems(_plain(reply), limit)
+            if problem is not None:
+                logger.warning("mcpbridge: the answer to a request of server %r cannot be sent: %s", server, problem)
+                return ErrorData(
+                    code=INTERNAL_ERROR, message=f"mcpbridge: the client's answer cannot be sent: {problem}"
+                )
+        return reply
+
+    return answer
+
+
+def _plain(value: Any) -> Any:
+    """Models as dicts (by their wire names), so a problem is found with its path."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, exclude_none=True)
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    return value

@@ -95,7 +95,14 @@ class Sampler:
                 raise Refused(
                     f"asked for sampling, and model {chosen.name!r} failed ({type(exc).__qualname__}; see the log)"
                 ) from None
-            result, used = to_result(reply, chosen.name), usage(reply)
+            try:
+                result, used = to_result(reply, chosen.name), usage(reply)
+            except ValueError as exc:  # a reply MCP cannot carry (a lone surrogate in its text)
+                _failed(span, type(exc).__qualname__)
+                raise Refused(
+                    f"asked for sampling, and model {chosen.name!r} gave a reply MCP cannot carry "
+                    f"({type(exc).__qualname__})"
+                ) from None
             span.set_attributes(semconv.response_attributes(result, used))
         return Draft(result, max_tokens, used)
 

@@ -1,0 +1,94 @@
+"""Stopping a stdio server with everything it started.
+
+Each server runs in a process group of its own (a new session, `start_new_session=True`), so
+its helpers can be found after it is gone: a server that exits at once on stdin EOF never
+signals them, and they would outlive the bridge, one more at every crash and reconnect.
+POSIX: the whole group gets SIGTERM (and SIGCONT, so a stopped member can act on it), then
+SIGKILL after a grace period. Windows: the mcp SDK puts the server in a job object that kills
+every member when it is closed. A helper that leaves the group on purpose (a daemon that calls
+`setsid`) escapes on POSIX, as it would any process manager.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from contextlib import suppress
+from pathlib import Path
+
+import anyio
+from mcp.client import stdio as sdk
+from mcp.os.win32.utilities import ServerProcess, close_process_job
+
+logger = logging.getLogger(__name__)
+
+_GROUP_POLL = 0.02
+_PROC = Path("/proc")
+
+
+async def stop_server(process: ServerProcess, *, graceful: bool) -> None:
+    """The SDK's shutdown (close stdin, let the server exit, end what is left), except that
+    the whole group always ends, also when the server exited by itself. `graceful=False`
+    skips the wait for an exit on stdin EOF (the server stopped reading its stdin)."""
+    assert process.stdin, "the server process is spawned with pipes"
+    assert process.stdout, "the server process is spawned with pipes"
+    await sdk._close_pipe(process.stdin)
+    if graceful:
+        await sdk._wait_for_process_exit(process, sdk.PROCESS_TERMINATION_TIMEOUT)
+    if sys.platform == "win32":  # pragma: no cover - the job object ends the members
+        if process.returncode is None:
+            await sdk._terminate_process_tree(process)
+    else:
+        await end_group(process.pid, sdk.FORCE_KILL_TIMEOUT)
+    if not await sdk._wait_for_process_exit(process, sdk._KILL_REAP_TIMEOUT):
+        logger.warning("MCP server process %d is still alive after SIGKILL; abandoning it", process.pid)
+    close_process_job(process)
+    await sdk._close_pipe(process.stdout)
+    sdk._close_subprocess_transport(process)
+
+
+async def end_group(pgid: int, grace: float) -> None:
+    """SIGTERM and SIGCONT to every process of group `pgid`, SIGKILL to those still running
+    after `grace` seconds. The group leader's pid is the group id (never `getpgid`: it fails
+    once the leader is reaped, with members left)."""
+    if not _signal(pgid, signal.SIGTERM):
+        return
+    _signal(pgid, signal.SIGCONT)
+    deadline = anyio.current_time() + grace
+    while _group_runs(pgid):  # no event says that processes we did not start have ended: poll
+        if anyio.current_time() >= deadline:
+            _signal(pgid, signal.SIGKILL)
+            return
+        await anyio.sleep(_GROUP_POLL)
+
+
+def _signal(pgid: int, number: int) -> bool:
+    """Signal the group; False once it is gone (ESRCH). EPERM (a member of another user)
+    does not prove it is gone."""
+    try:
+        os.killpg(pgid, number)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        logger.debug("no permission to signal some of process group %d", pgid)
+    return True
+
+
+def _group_runs(pgid: int) -> bool:
+    """Whether a member of the group still runs. Where an orphan's reaper does not reap
+    (a container's PID 1 often), ended members stay zombies that signal 0 still finds; on
+    Linux /proc tells them apart, elsewhere signal 0 decides."""
+    if not _signal(pgid, 0):
+        return False
+    if not _PROC.is_dir():
+        return True
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        with suppress(OSError, IndexError, ValueError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+                return True
+    return False
