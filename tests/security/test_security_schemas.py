@@ -1,5 +1,6 @@
 """Schemas from servers: never resolved outside themselves, and patterns that cannot stall
-the event loop."""
+the event loop (linear-time RE2, a bound on each value's search cost; see also
+test_security_regex_cost.py)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,17 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge
-from mcpbridge._patterns import PATTERN_BUDGET_MS
+from mcpbridge._patterns import PATTERN_WORK_LIMIT, _compiled
 from mcpbridge._schemas import schema_problems, server_schema_validator
 from tests.conftest import serving, stdio_config
 from tests.security import hostile_servers
 from tests.security.listeners import Listener, listening
 
 CALL_LIMIT_S = 10
+COSTLY = "(a|b)*a(a|b){200}"
+"""Linear on RE2, but on its slow path ~600 steps a byte: ~3 s for 1 MB."""
+COSTLY_VALUE = "ab" * 5_000
+"""10 KB: over `PATTERN_WORK_LIMIT` for `COSTLY`."""
 
 
 @pytest.fixture
@@ -185,50 +190,59 @@ async def test_catastrophic_patterns_cost_the_loop_milliseconds(
                 messages.append(await tool.ainvoke(call("catastrophic", args)))
                 await watch.settle()
     assert [m.status for m in messages] == ["error"] * 3
-    assert f"could not be checked against pattern '^(a|a)*$' within {PATTERN_BUDGET_MS:g} ms" in text(messages[0])
-    assert "could not be checked" in text(messages[1])
-    assert "does not match '^(a+)+$'" in text(messages[2])  # the regex engine needs no time limit for this one
+    assert "does not match '^(a|a)*$'" in text(messages[0])
+    assert "1 is not of type 'string'" in text(messages[1])  # no pattern property matched: an additional one
+    assert "does not match '^(a+)+$'" in text(messages[2])
     print(f"worst loop block with hostile patterns ({transport}): {watch.worst * 1000:.1f} ms")
     assert watch.worst < 0.1, f"the loop stalled {watch.worst * 1000:.0f} ms"
 
 
 @pytest.mark.parametrize(
-    "pattern", ["((b{100}){100}){100}", "(((b{100}){100}){100}){100}", "b{100000}", "x" * 100_000, r"\p{L}{9}{9}{9}"]
+    "pattern",
+    ["((b{100}){100}){100}", "(((b{100}){100}){100}){100}", "b{100000}", "x" * 100_000, r"\p{L}{9}{9}{9}", r"(b)\1"],
 )
-async def test_a_pattern_too_heavy_to_compile_is_never_compiled(pattern: str) -> None:
-    """The regex engine unrolls counted repeats holding the GIL (the 4-level one exhausts memory)."""
+async def test_a_pattern_the_linear_engine_cannot_take_is_not_checked(
+    pattern: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Too large for RE2, or outside what it runs (a backreference): fast, not checked, one warning."""
+    caplog.set_level(logging.WARNING, logger="mcpbridge._patterns")
+    _compiled.cache_clear()  # a pattern warns when first compiled in this process
     async with LoopWatch() as watch:
         started = time.perf_counter()
         validator = server_schema_validator({"properties": {"x": {"pattern": pattern}}})
-        problem = schema_problems(validator, {"x": "b"})
+        problems = [schema_problems(validator, {"x": "b"}), schema_problems(validator, {"x": "c"})]
+        server_schema_validator({"properties": {"y": {"pattern": pattern}}})
         took = time.perf_counter() - started
         await asyncio.sleep(0.005)
-    assert problem is not None
-    assert "could not be checked" in problem
+    assert problems == [None, None]
     assert took < 0.1, took
     assert watch.worst < 0.1, watch.worst
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "values are not checked against the JSON Schema pattern" in warning
+    assert "the server still checks its own input" in warning
+    assert len(warning) < 500
 
 
-def test_a_timeout_is_invalid_even_under_not_or_anyof() -> None:
-    evil = {"type": "string", "pattern": hostile_servers.CATASTROPHIC_KEYS}
-    for wrapped in ({"not": evil}, {"anyOf": [evil, {"type": "integer"}]}):
-        problem = schema_problems({"properties": {"x": wrapped}}, {"x": "a" * 40 + "!"})
+def test_a_value_over_the_cost_limit_is_invalid_even_under_not_or_anyof() -> None:
+    costly = {"type": "string", "pattern": COSTLY}
+    assert len(COSTLY_VALUE) * 600 > PATTERN_WORK_LIMIT
+    for wrapped in ({"not": costly}, {"anyOf": [costly, {"type": "integer"}]}):
+        problem = schema_problems({"properties": {"x": wrapped}}, {"x": COSTLY_VALUE})
         assert problem is not None
         assert "could not be checked" in problem
 
 
-def test_additional_and_unevaluated_properties_use_the_limited_engine() -> None:
-    keys = hostile_servers.CATASTROPHIC_KEYS
+def test_additional_and_unevaluated_properties_use_the_bounded_engine() -> None:
     for schema in (
-        {"patternProperties": {keys: {}}, "additionalProperties": False},
-        {"patternProperties": {keys: {}}, "unevaluatedProperties": False},
+        {"patternProperties": {COSTLY: {}}, "additionalProperties": False},
+        {"patternProperties": {COSTLY: {}}, "unevaluatedProperties": False},
     ):
         started = time.perf_counter()
-        problem = schema_problems(schema, {"a" * 40 + "!": 1})
+        problem = schema_problems(schema, {COSTLY_VALUE: 1})
         assert time.perf_counter() - started < 0.1
         assert problem is not None
         assert "could not be checked" in problem
-        assert schema_problems(schema, {"aaa": 1}) is None
+        assert schema_problems(schema, {"a" + "b" * 200: 1}) is None
         assert schema_problems(schema, {"b": 1}) is not None
 
 

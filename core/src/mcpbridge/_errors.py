@@ -19,6 +19,11 @@ to do.
 Plugins raise `ToolCallError` (or a subclass of their own) for a call that must fail with
 a message to the model; `add_note()` adds to the message (e.g. "gave up after 3
 attempts"). Anything else raised in the chain propagates to the caller.
+
+An error's text goes everywhere (the model's ToolMessage, spans, events, logs, the CLI) and
+often quotes a server (its stderr, its error message): so it is made safe once, here, when
+the error is built: cut to `MAX_MESSAGE_CHARS`, then cleared of URL credentials and of every
+secret the bridges of this process know (`mcpbridge._redaction.outward_text`).
 """
 
 from __future__ import annotations
@@ -27,9 +32,24 @@ from typing import Any
 
 from langchain_core.tools import ToolException
 
+from mcpbridge._redaction import MAX_QUOTED_CHARS, outward_text
+
+MAX_MESSAGE_CHARS = 2 * MAX_QUOTED_CHARS
+"""The longest error text: the bridge's own words and a quoted server text or two."""
+
+
+def error_text(text: str) -> str:
+    """`text` made safe to show as an error's: for errors the bridge writes as text rather
+    than raises (an error result of its own)."""
+    return outward_text(text, MAX_MESSAGE_CHARS)
+
 
 class MCPBridgeError(Exception):
-    """Base class of every error mcpbridge raises on its own."""
+    """Base class of every error mcpbridge raises on its own; its text arguments are made
+    safe to show (see above) as it is built, so `str()` and `repr()` are too."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(error_text(arg) if isinstance(arg, str) else arg for arg in args))
 
 
 class ConfigError(MCPBridgeError, ValueError):
@@ -86,7 +106,7 @@ class ToolCallError(MCPBridgeError, ToolException):
     def message(self) -> str:
         """The text the model reads: the message and any notes added on the way out."""
         notes = getattr(self, "__notes__", ())
-        return f"{self} ({'; '.join(notes)})" if notes else str(self)
+        return error_text(f"{self} ({'; '.join(notes)})") if notes else str(self)
 
 
 class InvalidToolArguments(ToolCallError):
@@ -142,7 +162,7 @@ class ServerConnectionError(ToolCallError, ConnectionError):
         where = f"tool {name!r} on server {server_name!r}" if name else f"server {server_name!r}"
         reason = cause if isinstance(cause, str) else describe(cause)
         super().__init__(f"MCP {where} is unreachable: {reason}", server_name=server_name, name=name)
-        self.cause = cause
+        self.cause = outward_text(cause) if isinstance(cause, str) else cause
         self.sent = sent
 
 

@@ -1,4 +1,4 @@
-"""Keeping secrets out of errors, CLI output and logs.
+"""Keeping secrets out of errors, CLI output and logs, in time linear in the text.
 
 Secrets reach text in three shapes, and each has its own redaction:
 
@@ -11,6 +11,13 @@ Secrets reach text in three shapes, and each has its own redaction:
 `install_log_redaction()` applies all three to every log record of the HTTP stack
 (`httpx`, `httpx2`, `httpcore`, `httpcore2`), `mcp` and `mcpbridge` (and `mcpbridge_*`
 plugins) before any handler sees it. The HTTP client logs each request's full URL at INFO.
+`outward_text` applies them, with every secret the bridges of this process know, to the
+text of the bridge's errors (`mcpbridge._errors`), after cutting server text to a length.
+
+These patterns run on server text (stderr lines, log messages, error messages), so the ones
+that repeat run on RE2 (google-re2): linear in the text, whatever it holds; Python's `re`
+found the URL pattern's start at every letter of `a-a-…a_ x://` and took seconds for 60 KB.
+The two left on `re` have no repetition to backtrack over.
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+import re2  # type: ignore[import-untyped]
 
 MASK = "***"
 
@@ -28,15 +37,37 @@ SECRET_NAME = re.compile(
     r"token|key|secret|passw|pwd|auth|sig|code|credential|session|cookie|jwt|bearer|private|ticket|otp",
     re.IGNORECASE,
 )
-"""Parameter (and environment variable) names whose values are treated as secrets."""
+"""Parameter (and environment variable) names whose values are treated as secrets. Words
+only, no repetition: at most 16 short tries a character, so linear on any name."""
 
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>`]+")
-_QUOTED_HEADER = re.compile(r"""(Illegal header (?:value|name) )b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+_SPACE = r"\t-\r\x1c-\x1f\x85\p{Z}"
+"""What Python calls whitespace (`str.isspace`), for RE2 (whose own class is ASCII only)."""
+_URL = re2.compile(rf"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^{_SPACE}'\"<>`]+")
+_QUOTED_HEADER = re2.compile(r"""Illegal header (?:value|name) b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+_USERINFO = re2.compile(rf"//[^/@{_SPACE}]*@")
 _MIN_SECRET = 3
 """Shorter known values are not searched for: replacing every `1` in a log line hides nothing."""
 
+MAX_QUOTED_CHARS = 4000
+"""The most characters of one server text the bridge quotes in a message (a stderr tail, an
+error message); `capped` keeps its start and its end."""
+_WHITESPACE = " \t\n\r\f\v"
+
 LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "mcp", "mcpbridge")
 """Top-level loggers whose records are redacted (with their children and `mcpbridge_*`)."""
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")  # log messages may carry lone surrogates
+
+
+def _decoded(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
+
+
+def _substitute(pattern: Any, text: str, replace: Callable[[str], str]) -> str:
+    """Every match of the RE2 `pattern` in `text` replaced by `replace(matched text)`."""
+    return _decoded(pattern.sub(lambda match: _encoded(replace(_decoded(match.group(0)))), _encoded(text)))
 
 
 def redact_url(url: str) -> str:
@@ -54,7 +85,7 @@ def redact_url(url: str) -> str:
             return url
         return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
     except ValueError:
-        return re.sub(r"(//)[^/@\s]*@", r"\1" + MASK + "@", url)
+        return _substitute(_USERINFO, url, lambda _: f"//{MASK}@")
 
 
 def _redact_params(text: str) -> str:
@@ -100,10 +131,39 @@ def _redact(text: str, forms: Iterable[str]) -> str:
         if form in text:
             text = text.replace(form, MASK)
     if "://" in text:
-        text = _URL.sub(lambda match: redact_url(match.group(0)), text)
+        text = _substitute(_URL, text, redact_url)
     if "Illegal header" in text:
-        text = _QUOTED_HEADER.sub(lambda match: match.group(1) + MASK, text)
+        text = _substitute(_QUOTED_HEADER, text, _hide_header_value)
     return text
+
+
+def _hide_header_value(quoted: str) -> str:
+    """`Illegal header value b'...'` → `Illegal header value ***`."""
+    return quoted[: quoted.index(" ", len("Illegal header ")) + 1] + MASK
+
+
+def capped(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
+    """`text` cut to about `limit` characters: its start and its end, saying how much was
+    left out between them. A word (text between whitespace) that the cut would split is left
+    out whole: half a URL is no longer recognised as one, and would show its credentials."""
+    if len(text) <= limit:
+        return text
+    half = max(limit // 2, 1)
+    head, tail = text[:half], text[-half:]
+    if text[half] not in _WHITESPACE:
+        head = head[: max(head.rfind(space) for space in _WHITESPACE) + 1]
+    if text[-half - 1] not in _WHITESPACE:
+        starts = [found for found in (tail.find(space) for space in _WHITESPACE) if found >= 0]
+        tail = tail[min(starts) :] if starts else ""
+    return f"{head}… ({len(text) - len(head) - len(tail)} characters left out) …{tail}"
+
+
+def outward_text(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
+    """`text` as the bridge may show it outside (to the model, in spans, events, logs and the
+    CLI): cut to `limit` characters (`capped`) before any pattern runs, then redacted with
+    every secret the bridges of this process know (`install_log_redaction`)."""
+    forms = _installed.forms if _installed is not None else ()
+    return _redact(capped(text, limit), forms)
 
 
 class RedactingFilter(logging.Filter):
@@ -124,6 +184,11 @@ class RedactingFilter(logging.Filter):
     def secrets(self) -> frozenset[str]:
         """The values hidden so far."""
         return frozenset(self._secrets)
+
+    @property
+    def forms(self) -> list[str]:
+        """The texts searched for (`secret_forms` of `secrets`)."""
+        return self._forms
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Also hide these values from now on (e.g. the static headers of a new bridge)."""

@@ -1,0 +1,269 @@
+"""Server text costs the bridge linear time: the redaction patterns that run on every log
+record and error (`a-a-…a_ x://` made the URL pattern quadratic: seconds for 60 KB), the
+cap on quoted server text, and JSON Schema patterns on the linear-time engine. Real
+servers: a stdio server that dies with crafted stderr lines and floods crafted log
+messages, next to an in-process bystander that must stay fast."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import mcpbridge_retry
+import pytest
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from mcpbridge import MCPBridge, ServerConnectionError, redact_text
+from mcpbridge._errors import MAX_MESSAGE_CHARS
+from mcpbridge._patterns import PATTERN_WORK_LIMIT
+from mcpbridge._redaction import MAX_QUOTED_CHARS, capped
+from mcpbridge._schemas import schema_problems, server_schema_validator
+from mcpbridge.testing import make_server
+from tests.security.test_security_schemas import LoopWatch
+
+SIZES = (30_000, 60_000)
+LINE = 60_000
+LAST_WORDS = "goodbye: the server gives up"
+FLOOD = 300
+
+
+def crafted(size: int) -> str:
+    """What made the URL pattern quadratic: a long run of scheme characters, then no scheme."""
+    return ("a-" * size)[: size - 6] + "_ x://"
+
+
+def benign(size: int) -> str:
+    return ("GET https://example.com/a?user=1 took 3 ms; " * (size // 40 + 1))[:size]
+
+
+DYING_SERVER = f"""
+import os, sys, threading, warnings
+from mcp.server.mcpserver import Context, MCPServer
+
+warnings.filterwarnings("ignore")  # MCP logging is deprecated, still served
+CRAFTED = {crafted(LINE)!r}
+server = MCPServer("dying")
+
+
+def last_words():
+    sys.stderr.write(CRAFTED + "\\n" + CRAFTED + "\\n" + {LAST_WORDS!r} + "\\n")
+    sys.stderr.flush()
+    os._exit(3)
+
+
+@server.tool()
+def die() -> str:
+    "Crafted stderr lines, then exit in the middle of the call."
+    last_words()
+
+
+@server.tool()
+def die_soon() -> str:
+    "Answer, then die on its own: the bridge warns, quoting its stderr tail."
+    threading.Timer(0.2, last_words).start()
+    return "bye"
+
+
+@server.tool()
+async def chatty(ctx: Context, count: int) -> str:
+    for _ in range(count):
+        await ctx.warning(CRAFTED[-3900:])  # under the 4,000 characters of a log line
+    return "done"
+
+
+server.run()
+"""
+"""A stdio server that dies with two crafted 60 KB stderr lines and floods crafted log
+messages; a script, so it starts in the time `import mcp` takes."""
+DYING = {"command": sys.executable, "args": ["-c", DYING_SERVER]}
+
+
+def fastest(run: Callable[[str], object], text: str, tries: int = 5) -> float:
+    """The least time `run(text)` took in a few tries (stops trying once one is slow)."""
+    best = float("inf")
+    for _ in range(tries):
+        started = time.perf_counter()
+        run(text)
+        best = min(best, time.perf_counter() - started)
+        if best > 0.2:
+            break
+    return best
+
+
+def log_record(text: str) -> None:
+    """A warning quoting `text`, as the bridge logs a server's stderr (redacted when created)."""
+    logging.getLogger("mcpbridge.server.x").warning("server ended: %s", text)
+
+
+@functools.cache
+def url_pattern_validator() -> Any:
+    return server_schema_validator({"properties": {"x": {"pattern": r"\b[a-z][a-z0-9+.-]*://\S+"}}})
+
+
+def schema_check(text: str) -> None:
+    schema_problems(url_pattern_validator(), {"x": text})
+
+
+@pytest.mark.parametrize("run", [lambda text: redact_text(text, ["s3cret-value"]), log_record, schema_check])
+def test_crafted_text_costs_linear_time(run: Callable[[str], object], caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpbridge.server.x")  # records are made (and redacted)
+    floor = 0.002  # below a couple of milliseconds, timer noise dominates a ratio
+    times = {(make.__name__, size): fastest(run, make(size)) for make in (crafted, benign) for size in SIZES}
+    print({key: f"{value * 1000:.2f} ms" for key, value in times.items()})
+    small, large = SIZES
+    for kind in ("crafted", "benign"):
+        growth = times[kind, large] / max(times[kind, small], floor)
+        assert growth < 3.0, f"{kind}: {large} characters took {growth:.1f} times the time of {small} (linear: 2)"
+    assert times["crafted", large] < 10 * max(times["benign", large], floor), times
+
+
+def test_quoted_text_keeps_both_ends_and_never_half_a_token() -> None:
+    text = "start " + "x" * 10_000 + " http://user:pass@host/path " + "y" * 10_000 + " the end"
+    cut = capped(text, 200)
+    assert len(cut) <= 200 + 40
+    assert cut.startswith("start ")
+    assert cut.endswith(" the end")
+    assert "characters left out" in cut
+    assert "x" not in cut  # the cut words are left out, not shown in half
+    assert "y" not in cut
+    assert capped("short", 200) == "short"
+    token = "http://user:secret-password@host/" + "z" * 500
+    for limit in range(50, 400, 7):  # wherever the cut falls, no piece of the URL's credentials shows
+        cut = capped(f"a {token} b", limit)
+        assert "secret" not in cut
+        assert "password" not in cut
+
+
+@pytest.mark.parametrize("pattern", [r"^(a|a)*$", r"^(a+)+$", r"(a|b)*a(a|b){20}$"])
+def test_schema_patterns_decide_in_linear_time(pattern: str) -> None:
+    """Exponential on a backtracking engine; decided, not timed out, on the linear-time one."""
+    validator = server_schema_validator({"properties": {"x": {"pattern": pattern}}})
+    started = time.perf_counter()
+    problem = schema_problems(validator, {"x": "a" * 40 + "!"})
+    assert time.perf_counter() - started < 0.05
+    assert problem is not None
+    assert "does not match" in problem
+
+
+def test_a_value_too_costly_for_its_pattern_is_invalid_without_running_it() -> None:
+    """The engine is linear in the text, times the pattern's size: a bound on that product
+    keeps a large pattern on a huge value from costing the loop seconds."""
+    pattern = "(a|b)*a(a|b){200}"  # ~600 instructions: ~3 s for 1 MB on the engine's slow path
+    value = "ab" * 500_000
+    validator = server_schema_validator({"properties": {"x": {"pattern": pattern}}})
+    started = time.perf_counter()
+    problem = schema_problems(validator, {"x": value})
+    assert time.perf_counter() - started < 0.05
+    assert problem is not None
+    assert "could not be checked against pattern" in problem
+    assert "shorten" in problem
+    assert len(value) * 600 > PATTERN_WORK_LIMIT
+    assert schema_problems(validator, {"x": "ab" * 200}) is None
+
+
+async def test_retry_error_patterns_run_in_linear_time_on_error_results() -> None:
+    """The retry plugin searches a user's `error_patterns` in a server's error text: with
+    Python's `re`, `.*unavailable` took ~13 s on 100 KB that never says it."""
+
+    def lookup() -> str:
+        """Fails with a long error message."""
+        raise ToolError("x" * 100_000)
+
+    server = make_server(lookup, annotations={"lookup": ToolAnnotations(read_only_hint=True)})
+    settings = {"retry": {"initial": 0.01, "error_patterns": [".*unavailable", "(?i)rate.?limit"]}}
+    bridge = MCPBridge({"s": {"server": server}}, plugins=[mcpbridge_retry], plugin_settings=settings)
+    async with bridge, LoopWatch() as watch:
+        started = time.perf_counter()
+        message = await bridge.call_tool("s", "lookup")
+        took = time.perf_counter() - started
+    assert message.status == "error"
+    assert took < 0.5, f"matching error patterns took {took:.1f} s"
+    assert watch.worst < 0.2
+
+
+@pytest.fixture
+def bystander() -> MCPServer:
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    return make_server(echo, name="bystander")
+
+
+async def reported(caplog: pytest.LogCaptureFixture, words: str) -> None:
+    """Returns once a log record says `words`."""
+    while not any(words in r.getMessage() for r in caplog.records):  # noqa: ASYNC110 - records have no event
+        await asyncio.sleep(0.05)
+
+
+async def timed_bystander_calls(bridge: MCPBridge, stop: asyncio.Event) -> float:
+    """Calls the bystander's echo until `stop`; the slowest call's time."""
+    slowest = 0.0
+    while not stop.is_set():
+        started = time.perf_counter()
+        message = await bridge.call_tool("bystander", "echo", {"text": "hi"})
+        assert message.status == "success"
+        slowest = max(slowest, time.perf_counter() - started)
+        await asyncio.sleep(0.01)
+    return slowest
+
+
+async def test_a_server_dying_with_crafted_stderr_blocks_nothing(
+    bystander: MCPServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpbridge")
+    servers = {"dying": DYING, "bystander": {"server": bystander}}
+    async with MCPBridge(servers, plugins=[]) as bridge:
+        await bridge.list_tools()
+        stop = asyncio.Event()
+        async with LoopWatch() as watch:
+            calls = asyncio.create_task(timed_bystander_calls(bridge, stop))
+            assert (await bridge.call_tool("dying", "die_soon")).status == "success"
+            await asyncio.wait_for(reported(caplog, "ended"), 10)
+            with pytest.raises(ServerConnectionError) as died:
+                await bridge.call_tool("dying", "die")
+            shown = redact_text(str(died.value))  # what the CLI prints
+            stop.set()
+            slowest = await calls
+    ended = [r.getMessage() for r in caplog.records if "ended" in r.getMessage()]
+    print(f"loop: worst {watch.worst * 1000:.0f} ms; bystander: slowest call {slowest * 1000:.0f} ms")
+    assert ended, "the server's own death was not reported"
+    assert LAST_WORDS in ended[0]
+    assert len(ended[0]) < MAX_QUOTED_CHARS + 300
+    assert LAST_WORDS in str(died.value)
+    assert "exited with code 3" in str(died.value)
+    assert len(str(died.value)) <= MAX_MESSAGE_CHARS
+    assert shown == str(died.value)
+    assert watch.worst < 0.3, f"the loop stalled {watch.worst * 1000:.0f} ms"
+    assert slowest < 0.5, f"a bystander call took {slowest * 1000:.0f} ms"
+
+
+async def test_a_flood_of_crafted_log_messages_costs_little(
+    bystander: MCPServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpbridge.server.dying")
+    servers = {"dying": DYING, "bystander": {"server": bystander}}
+    async with MCPBridge(servers, plugins=[]) as bridge:
+        await bridge.list_tools()
+        stop = asyncio.Event()
+        async with LoopWatch() as watch:
+            calls = asyncio.create_task(timed_bystander_calls(bridge, stop))
+            started = time.perf_counter()
+            message = await bridge.call_tool("dying", "chatty", {"count": FLOOD})
+            took = time.perf_counter() - started
+            stop.set()
+            slowest = await calls
+    assert message.status == "success"
+    logged = [r for r in caplog.records if r.name == "mcpbridge.server.dying" and hasattr(r, "mcp_level")]
+    assert len(logged) == FLOOD
+    print(f"{FLOOD} crafted log messages: {took * 1000:.0f} ms; loop worst {watch.worst * 1000:.0f} ms")
+    assert took < 2.0, f"{FLOOD} crafted log messages took {took:.1f} s (each was ~12 ms on the quadratic pattern)"
+    assert watch.worst < 0.2, f"the loop stalled {watch.worst * 1000:.0f} ms"
+    assert slowest < 0.5, f"a bystander call took {slowest * 1000:.0f} ms"
