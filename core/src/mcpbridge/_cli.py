@@ -3,6 +3,11 @@
 
 Imports stay inside the commands: `import mcp` and LangGraph take seconds, and
 `mcpbridge --help` should not.
+
+Everything a command prints from a server (names, descriptions, annotations, results,
+resources, prompts, the errors that quote them) goes through `_shown`, so a server cannot
+drive the user's terminal: no clear screen, clipboard write (OSC 52), concealed or reordered
+text. `--json` output escapes the same characters, as JSON does (`ensure_ascii`).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import argparse
 import asyncio
 import json
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,14 +32,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(options, "run"):
         parser.print_help()
         return 2
-    from mcpbridge._redaction import install_log_redaction, redact_text
+    from mcpbridge._redaction import install_log_redaction
 
-    redaction = install_log_redaction()
+    install_log_redaction()
     try:
         return int(options.run(options) or 0)
     except MCPBridgeError as exc:
-        # Errors may quote a server URL or a transport message: never a credential.
-        print(f"mcpbridge: error: {redact_text(str(exc), redaction.secrets)}", file=sys.stderr)
+        print(f"mcpbridge: error: {_redacted(str(exc))}", file=sys.stderr)
         return 1
 
 
@@ -93,7 +98,7 @@ def _plugins(options: argparse.Namespace) -> int:
         host.configure()
         status = host.status()
     except MCPBridgeError as exc:  # list the plugins anyway: this is where people look first
-        print(f"mcpbridge: warning: {exc}", file=sys.stderr)
+        print(f"mcpbridge: warning: {_redacted(str(exc))}", file=sys.stderr)
         status = {}
     rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
     if options.json:
@@ -121,7 +126,7 @@ def _tools(options: argparse.Namespace) -> int:
     async def run() -> tuple[list[Any], Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
             for accepted in await bridge.accept_tools(options.accept) if options.accept is not None else ():
-                print(f"accepted {accepted}")
+                print(f"accepted {_shown(accepted)}")
             return await bridge.list_tools(), bridge.held_tools
 
     tools, held = asyncio.run(run())
@@ -137,12 +142,12 @@ def _tools(options: argparse.Namespace) -> int:
     for tool in tools:
         meta = tool.metadata or {}
         hints = ", ".join(f"{k}={v}" for k, v in meta.get("annotations", {}).items()) or "no annotations"
-        print(f"{meta.get('server_name')}/{meta.get('name')}  as {tool.name!r}  ({hints})")
-        print(f"    {(tool.description or '').strip().splitlines()[0] if tool.description else ''}")
+        print(f"{meta.get('server_name')}/{_shown(meta.get('name'))}  as {tool.name!r}  ({_shown(hints)})")
+        print(f"    {_first_line(tool.description)}")
     for entry in held:
-        name = f"{entry.server_name}/{entry.tool.name}"
+        name = _shown(f"{entry.server_name}/{entry.tool.name}")
         print(f"{name}  held back: its {', '.join(entry.changed)} changed since pinned; review, then --accept {name}")
-        print(f"    {entry.tool.model_dump_json(by_alias=True, exclude_none=True)}")
+        print(f"    {_shown(entry.tool.model_dump_json(by_alias=True, exclude_none=True))}")
     return 0
 
 
@@ -166,7 +171,7 @@ def _call(options: argparse.Namespace) -> int:
     print("content:")
     for block in message.content if isinstance(message.content, list) else [message.content]:
         text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else block
-        print(f"  {_redacted(str(text)) if message.status == 'error' else text}")
+        print(f"  {_redacted(str(text)) if message.status == 'error' else _shown(text, lines=True)}")
     print("artifact:")
     print(json.dumps(message.artifact, indent=2, default=str))
     return 0 if message.status == "success" else 1
@@ -212,12 +217,13 @@ def _resources(options: argparse.Namespace) -> int:
         return 0
     for server, (resources, templates) in found.items():
         for resource in resources:
-            kind = f"  ({resource.mime_type})" if resource.mime_type else ""
-            print(f"{server}  {resource.uri}{kind}  {resource.title or resource.name}")
+            kind = f"  ({_shown(resource.mime_type)})" if resource.mime_type else ""
+            print(f"{server}  {_shown(resource.uri)}{kind}  {_shown(resource.title or resource.name)}")
             if resource.description:
-                print(f"    {resource.description.strip().splitlines()[0]}")
+                print(f"    {_first_line(resource.description)}")
         for template in templates:
-            print(f"{server}  {template.uri_template}  [template]  {template.title or template.name}")
+            title = _shown(template.title or template.name)
+            print(f"{server}  {_shown(template.uri_template)}  [template]  {title}")
     return 0
 
 
@@ -231,12 +237,16 @@ def _read(options: argparse.Namespace) -> int:
         contents = [{**blob.metadata, "mime_type": blob.mimetype, **_data(blob.data)} for blob in blobs]
         print(json.dumps(contents, indent=2))
         return 0
+    terminal = sys.stdout.isatty()  # elsewhere (a file, a pipe), the contents exactly as they are
     for blob in blobs:
-        if isinstance(blob.data, bytes):
+        if isinstance(blob.data, str):
+            print(_shown(blob.data, lines=True) if terminal else blob.data)
+        elif terminal:
+            what = _shown(blob.mimetype or "binary data")
+            print(f"({len(blob.data)} bytes of {what}: not written to a terminal; redirect stdout, or use --json)")
+        else:
             sys.stdout.flush()
             sys.stdout.buffer.write(blob.data)
-        else:
-            print(blob.data)
     return 0
 
 
@@ -254,17 +264,52 @@ def _prompts(options: argparse.Namespace) -> int:
     for server, prompts in found.items():
         for prompt in prompts:
             arguments = ", ".join(f"{a.name}{'' if a.required else '?'}" for a in prompt.arguments or [])
-            print(f"{server}  {prompt.name}({arguments})")
+            print(f"{server}  {_shown(prompt.name)}({_shown(arguments)})")
             if prompt.description:
-                print(f"    {prompt.description.strip().splitlines()[0]}")
+                print(f"    {_first_line(prompt.description)}")
     return 0
 
 
 def _redacted(text: str) -> str:
-    """An error text with server URLs' credentials and known secrets hidden."""
+    """An error text with server URLs' credentials and known secrets hidden, shown safely."""
     from mcpbridge._redaction import install_log_redaction, redact_text
 
-    return redact_text(text, install_log_redaction().secrets)
+    return _shown(redact_text(text, install_log_redaction().secrets), lines=True)
+
+
+class _Escapes(dict[int, str]):
+    """A `str.translate` table filled as it goes: each character is looked at once, so
+    escaping costs linear time and a dictionary lookup a character."""
+
+    _UNSEEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+    """Controls (C0, DEL, C1), format characters (bidi overrides, zero-width ones), lone
+    surrogates (which stdout cannot even encode) and line / paragraph separators."""
+
+    def __init__(self, kept: str) -> None:
+        super().__init__()
+        self._kept = kept
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        unseen = unicodedata.category(char) in self._UNSEEN and char not in self._kept
+        self[code] = shown = repr(char)[1:-1] if unseen else char
+        return shown
+
+
+_ONE_LINE, _LINES = _Escapes(""), _Escapes("\n\t")
+
+
+def _shown(text: object, *, lines: bool = False) -> str:
+    """Server text as a terminal may show it: every control, format or separator character
+    written as its escape (ESC as `\\x1b`, U+202E as `\\u202e`); newlines and tabs stay in
+    multi-line text (`lines`)."""
+    text = str(text)
+    return text if text.isprintable() else text.translate(_LINES if lines else _ONE_LINE)
+
+
+def _first_line(text: str | None) -> str:
+    """The first line of a server's description, shown safely."""
+    return _shown(text.strip().splitlines()[0]) if text and text.strip() else ""
 
 
 def _add_plugin_commands(add_command: AddCommand) -> None:
