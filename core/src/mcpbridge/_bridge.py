@@ -31,12 +31,13 @@ from mcpbridge._connections import Connection
 from mcpbridge._definitions import HeldTool, ToolDefinitions
 from mcpbridge._errors import ConfigError, ServerConnectionError
 from mcpbridge._listing import ToolNames
-from mcpbridge._loops import HomeLoop
-from mcpbridge._pipeline import ToolCallInterceptor, ToolCallRequest, compose
+from mcpbridge._loops import HomeLoop, paced
+from mcpbridge._pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._plugins import PluginHost
 from mcpbridge._redaction import install_log_redaction
 from mcpbridge._roots import RootConfig, Roots, roots_changed
-from mcpbridge._schemas import server_schema_validator
+from mcpbridge._schema_cost import SchemaOverBound
+from mcpbridge._schemas import ToolSchema
 from mcpbridge._tools import MCPTool, ToolBinding
 
 logger = logging.getLogger(__name__)
@@ -96,7 +97,9 @@ class MCPBridge:
             for name, server in self.settings.servers.items()
         }
         self._home = HomeLoop()
-        self._tools: dict[tuple[str, str], tuple[Tool, MCPTool]] = {}
+        self._tools: dict[tuple[str, str], tuple[Tool, MCPTool | None]] = {}
+        self._schema_bounds = self.settings.schema_bounds()
+        self._handlers: dict[str, ToolCallHandler] = {}
         self._definitions = ToolDefinitions(self.settings, self.plugins.bridge_observers())
         self._names = ToolNames()
 
@@ -210,9 +213,10 @@ class MCPBridge:
                     raise result
                 logger.warning("mcpbridge: leaving out the tools of server %r: %s", name, result)
                 continue
-            for mcp_tool in await self._definitions.review(name, result):
+            async for mcp_tool in paced(await self._definitions.review(name, result)):
                 tool = self._tool(name, mcp_tool)
-                tools.append(tool)
+                if tool is not None:
+                    tools.append(tool)
         return self._names.resolve(tools)
 
     @property
@@ -321,28 +325,47 @@ class MCPBridge:
             raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(self.connections) or 'none'}")
         return connection
 
-    def _tool(self, server: str, mcp_tool: Tool) -> MCPTool:
-        """The LangChain tool for `mcp_tool`, built (and its chain composed) once per listing."""
-        cached = self._tools.get((server, mcp_tool.name))
+    def _tool(self, server: str, mcp_tool: Tool) -> MCPTool | None:
+        """The LangChain tool for `mcp_tool`, built (and its chain composed) once per
+        definition; None for a tool whose input schema costs more than the settings allow
+        (left out, with one warning)."""
+        key = (server, mcp_tool.name)
+        cached = self._tools.get(key)
         if cached is not None and cached[0] == mcp_tool:
             return cached[1]
-        connection = self.connections[server]
-        roots = self._roots.get(server)
-        terminal = roots.answering(connection.call_tool) if roots is not None else connection.call_tool
+        try:
+            schema = ToolSchema(mcp_tool.input_schema, self._schema_bounds, server=server, tool=mcp_tool.name)
+        except SchemaOverBound as over:
+            logger.warning(
+                "mcpbridge: leaving out tool %r of server %r: its input schema %s", mcp_tool.name, server, over
+            )
+            self._tools[key] = (mcp_tool, None)
+            return None
         binding = ToolBinding(
             server_name=server,
             tool=mcp_tool,
-            handler=compose(self.interceptors, claiming(terminal, self.claims)),
-            validator=server_schema_validator(mcp_tool.input_schema, server=server, tool=mcp_tool.name),
+            handler=self._handler(server),
+            schema=schema,
             handles_transport_errors=self.settings.handles_transport_errors(server),
             max_argument_bytes=self.settings.server_max_argument_bytes(server),
+            max_argument_depth=self.settings.max_argument_depth,
             home=self._home,
             unanswered=self.plugins.unanswered,
         )
         name = f"{server}_{mcp_tool.name}" if self.settings.tool_name_prefix else mcp_tool.name
         tool = MCPTool.create(binding, name=name, handle_tool_error=self.settings.handle_tool_errors)
-        self._tools[(server, mcp_tool.name)] = (mcp_tool, tool)
+        self._tools[key] = (mcp_tool, tool)
         return tool
+
+    def _handler(self, server: str) -> ToolCallHandler:
+        """The interceptor chain around `server`'s session, composed once for all its tools."""
+        handler = self._handlers.get(server)
+        if handler is None:
+            connection = self.connections[server]
+            roots = self._roots.get(server)
+            terminal = roots.answering(connection.call_tool) if roots is not None else connection.call_tool
+            handler = self._handlers[server] = compose(self.interceptors, claiming(terminal, self.claims))
+        return handler
 
 
 def _reader(uri: str) -> Callable[[ClientSession], Awaitable[ReadResourceResult]]:

@@ -20,6 +20,13 @@ from mcpbridge._errors import ConfigError
 from mcpbridge._httpfields import header_problem, value_problem
 from mcpbridge._redaction import SECRET_NAME, redact_text, redact_url
 from mcpbridge._roots import RootConfig
+from mcpbridge._schema_cost import (
+    DEFAULT_MAX_ARGUMENT_DEPTH,
+    DEFAULT_MAX_SCHEMA_BYTES,
+    DEFAULT_MAX_SCHEMA_DEPTH,
+    DEFAULT_MAX_SCHEMA_REFS,
+    SchemaBounds,
+)
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 DEFAULT_PINS_FILE = "mcpbridge.pins.json"
@@ -198,6 +205,13 @@ class Settings(BaseModel):
     the default `handle_tool_error` of the bridge's tools."""
     max_argument_bytes: int = Field(default=DEFAULT_MAX_ARGUMENT_BYTES, gt=0)
     max_result_bytes: int = Field(default=DEFAULT_MAX_RESULT_BYTES, gt=0)
+    max_argument_depth: int = Field(default=DEFAULT_MAX_ARGUMENT_DEPTH, gt=0)
+    """The deepest a call's arguments may nest (objects and arrays) to be checked and sent."""
+    max_schema_depth: int = Field(default=DEFAULT_MAX_SCHEMA_DEPTH, gt=0)
+    max_schema_refs: int = Field(default=DEFAULT_MAX_SCHEMA_REFS, gt=0)
+    max_schema_bytes: int = Field(default=DEFAULT_MAX_SCHEMA_BYTES, gt=0)
+    """A tool whose input schema, with its `$ref`s inlined, nests deeper, inlines more `$ref`s
+    or is larger than these is left out when listed, with a warning (see `_schema_cost`)."""
     pin_tools: bool = False
     """Pin each tool's definition when first seen; a tool whose definition changes after is
     left out until accepted (`mcpbridge tools --accept`, `MCPBridge.accept_tools`)."""
@@ -224,6 +238,10 @@ class Settings(BaseModel):
     def server_max_result_bytes(self, server: str) -> int:
         """The largest tool result (bytes on the wire) accepted from `server`."""
         return self.servers[server].max_result_bytes or self.max_result_bytes
+
+    def schema_bounds(self) -> SchemaBounds:
+        """What a tool's input schema may cost (`max_schema_depth`, `_refs`, `_bytes`)."""
+        return SchemaBounds(self.max_schema_depth, self.max_schema_refs, self.max_schema_bytes)
 
     def secret_values(self) -> frozenset[str]:
         """Values to keep out of logs and errors: static header values, `env` values whose

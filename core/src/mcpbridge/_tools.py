@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from jsonschema import Draft202012Validator
 from langchain_core.callbacks import AsyncCallbackManager
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables.config import patch_config, set_config_context, var_child_runnable_config
@@ -28,7 +27,7 @@ from mcpbridge._errors import InvalidToolArguments, MCPToolError, ServerConnecti
 from mcpbridge._loops import HomeLoop
 from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
 from mcpbridge._results import result_said, result_text, to_artifact, to_content_blocks
-from mcpbridge._schemas import schema_problems
+from mcpbridge._schemas import ToolSchema
 from mcpbridge._wire import wire_problems
 
 
@@ -39,9 +38,10 @@ class ToolBinding:
     server_name: str
     tool: Tool
     handler: ToolCallHandler
-    validator: Draft202012Validator
+    schema: ToolSchema
     handles_transport_errors: bool
     max_argument_bytes: int | None
+    max_argument_depth: int
     home: HomeLoop
     """Where the chain runs: the loop that owns the sessions."""
     unanswered: Callable[[Capability | None], str]
@@ -160,7 +160,9 @@ class MCPTool(BaseTool):
         )
         # Arguments that cannot travel as UTF-8 JSON would break the transport for every
         # caller sharing the session: they are invalid arguments, like a schema mismatch.
-        problem = wire_problems(arguments, binding.max_argument_bytes) or schema_problems(binding.validator, arguments)
+        problem = wire_problems(arguments, binding.max_argument_bytes) or await binding.schema.problems(
+            arguments, binding.max_argument_depth
+        )
         resumed = RESUMED.set(None)  # whether this call resumes from an interrupt: its own to say
         try:
             if problem is not None:

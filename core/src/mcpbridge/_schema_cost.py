@@ -1,0 +1,188 @@
+"""What a server's input schema costs, measured once, when its tool is listed.
+
+A schema's `$ref`s are cheap to send and can be expensive to follow: ~1 KB whose references
+double at each level expands to 2**depth subschemas. LangChain inlines every reference when
+it hands a tool to a model (`convert_to_openai_tool`, so every `bind_tools`), and the
+validator follows them on every call. So the schema is measured as LangChain inlines it
+(every `"$ref": "#/..."` outside `$defs` replaced by its target; a reference already being
+inlined on the way down is left out, which is how a recursive schema stays finite): its
+nesting depth, the references inlined and its size as compact JSON. Parts that are inlined
+more than once are measured once and counted each time, and measuring stops at the first
+bound passed, so the measure itself costs at most about the bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+DEFAULT_MAX_SCHEMA_DEPTH = 64
+DEFAULT_MAX_SCHEMA_REFS = 1000
+DEFAULT_MAX_SCHEMA_BYTES = 128 * 1024
+DEFAULT_MAX_ARGUMENT_DEPTH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaBounds:
+    """The most an input schema may cost, with its references inlined (settings
+    `max_schema_depth`, `max_schema_refs`, `max_schema_bytes`)."""
+
+    max_depth: int = DEFAULT_MAX_SCHEMA_DEPTH
+    """Nesting of objects and arrays."""
+    max_refs: int = DEFAULT_MAX_SCHEMA_REFS
+    """References inlined."""
+    max_bytes: int = DEFAULT_MAX_SCHEMA_BYTES
+    """Size as compact JSON (strings counted by their length)."""
+
+
+class SchemaCost(NamedTuple):
+    """What the measure found that the validator needs to know."""
+
+    references: bool
+    """It has `$ref` / `$dynamicRef` keywords (which must be checked for unresolvable ones)."""
+    patterns: bool
+    """It has `pattern` / `patternProperties` keywords."""
+
+
+class SchemaOverBound(Exception):
+    """The schema costs more than one of its bounds."""
+
+    def __init__(self, setting: str, limit: int, measured: str) -> None:
+        super().__init__(
+            f"{measured.format(f'{setting}={limit}')} (measured with its $refs inlined, as a model is given it; "
+            f"raise `{setting}` if the server is trusted)"
+        )
+        self.setting = setting
+        self.limit = limit
+
+
+_Expansion = tuple[int, int, int]
+"""What inlining one reference added: bytes, references, levels below where it stands."""
+
+
+class _Meter:
+    __slots__ = ("bounds", "cuts", "inlined", "inlining", "patterns", "references", "refs", "root", "size")
+
+    def __init__(self, root: Mapping[str, Any], bounds: SchemaBounds) -> None:
+        self.bounds = bounds
+        self.root = root
+        self.size = 0
+        self.refs = 0
+        self.cuts = 0
+        """References left out because they were being inlined already (a cycle)."""
+        self.inlining: set[str] = set()
+        self.inlined: dict[str, _Expansion] = {}
+        """Expansions that cut no cycle: the same wherever the reference stands."""
+        self.references = False
+        self.patterns = False
+
+    def check(self, depth: int) -> None:
+        """Stops at the first bound passed (sizes are checked at each object, a few bytes late)."""
+        bounds = self.bounds
+        if depth > bounds.max_depth:
+            raise SchemaOverBound("max_schema_depth", bounds.max_depth, "nests deeper than {} levels")
+        if self.size > bounds.max_bytes:
+            raise SchemaOverBound("max_schema_bytes", bounds.max_bytes, "is larger than {} bytes")
+        if self.refs > bounds.max_refs:
+            raise SchemaOverBound("max_schema_refs", bounds.max_refs, "inlines more than {} $refs")
+
+    def value(self, value: Any, depth: int, inline: bool) -> int:
+        """Measures `value` standing at nesting `depth` (1 for the root object); returns the
+        deepest level it reaches. `inline` is off inside `$defs`, which LangChain copies as is."""
+        kind = type(value)
+        if kind is str:
+            self.size += len(value) + 2
+            return depth - 1
+        if kind is dict or (kind is not list and isinstance(value, Mapping)):
+            return self.mapping(value, depth, inline)
+        if kind is list or kind is tuple:
+            self.check(depth)
+            self.size += 2 + len(value)
+            deepest = depth
+            for item in value:
+                deepest = max(deepest, self.value(item, depth + 1, inline))
+            return deepest
+        self.size += _scalar_size(value)
+        return depth - 1
+
+    def mapping(self, node: Mapping[str, Any], depth: int, inline: bool) -> int:
+        self.check(depth)
+        deepest = depth
+        target = None
+        if inline and "$ref" in node:
+            ref = node["$ref"]
+            target = _target(self.root, ref) if isinstance(ref, str) else None
+            if target is not None:
+                if ref in self.inlining:
+                    self.cuts += 1
+                else:
+                    deepest = self.reference(ref, target, depth)
+        size = 2
+        for key, item in node.items():
+            if key == "$ref" or key == "$dynamicRef":
+                self.references = True
+                if target is not None:
+                    continue
+            elif key == "pattern" or key == "patternProperties":
+                self.patterns = True
+            size += len(str(key)) + 4
+            deepest = max(deepest, self.value(item, depth + 1, inline and key != "$defs"))
+        self.size += size
+        return deepest
+
+    def reference(self, ref: str, target: Any, depth: int) -> int:
+        """Inlines `target` where `{"$ref": ref}` stands."""
+        known = self.inlined.get(ref)
+        if known is not None:
+            size, refs, below = known
+            self.size += size
+            self.refs += refs
+            self.check(depth + below)
+            return depth + below
+        before = (self.size, self.refs, self.cuts)
+        self.refs += 1
+        self.check(depth)
+        self.inlining.add(ref)
+        try:
+            deepest = self.value(target, depth, True)
+        finally:
+            self.inlining.discard(ref)
+        if self.cuts == before[2]:
+            self.inlined[ref] = (self.size - before[0], self.refs - before[1], deepest - depth)
+        return deepest
+
+
+def _scalar_size(value: Any) -> int:
+    """About the JSON size of a scalar (never less for a string or an integer)."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value.bit_length() // 3 + 2  # at least its digits and a sign; str() may refuse a huge one
+    return 24  # a float's longest repr; true, false, null
+
+
+def _target(root: Any, ref: str) -> Any:
+    """What LangChain's `dereference_refs` finds for `ref` (a `#/...` pointer from the root);
+    None when it finds nothing (the validator may still resolve it; it costs nothing here)."""
+    parts = ref.split("/")
+    if parts[0] != "#":
+        return None
+    node = root
+    for part in parts[1:]:
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def measure(schema: Mapping[str, Any], bounds: SchemaBounds) -> SchemaCost:
+    """The cost of `schema` within `bounds`; raises `SchemaOverBound` naming the first bound
+    it passes."""
+    meter = _Meter(schema, bounds)
+    meter.mapping(schema, 1, True)
+    meter.check(1)
+    return SchemaCost(references=meter.references, patterns=meter.patterns)
