@@ -26,6 +26,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mcpbridge import MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
 from mcpbridge._cli import main as cli
+from mcpbridge._config import build_settings
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.conftest import ROOT, stdio_config
 from tests.plugins.events.events_support import lifecycle
@@ -131,6 +132,28 @@ async def test_no_outward_text_shows_it(telemetry: Telemetry, caplog: pytest.Log
     assert any("API_TOKEN=***" in r.getMessage() for r in caplog.records)  # the stderr line, logged
     for record in caplog.records:
         assert_hidden(record.getMessage() + (record.exc_text or ""))
+
+
+async def test_a_span_never_shows_it_from_the_cause_of_an_error(telemetry: Telemetry) -> None:
+    """A transport error that quotes the credential is chained under the ServerConnectionError
+    (`raise ... from`): the span's stacktrace, which prints the chain, hides it too."""
+
+    async def transport_fails(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        try:
+            raise OSError(f"POST refused for 'Bearer {TOKEN}'")
+        except OSError as exc:
+            raise ServerConnectionError(request.server_name, exc, name=request.name) from exc
+
+    with serving(refusing().streamable_http_app()) as url:
+        servers = {"refusing": {"url": url, "headers": {"Authorization": f"Bearer {TOKEN}"}}}
+        settings = build_settings({"servers": servers, "plugins": {"order": ["otel", "interceptors"]}})
+        async with MCPBridge(settings=settings, plugins=[mcpbridge_otel], interceptors=[transport_fails]) as bridge:
+            with pytest.raises(ServerConnectionError):
+                await bridge.call_tool("refusing", "check")
+    (span,) = [s for s in telemetry.spans() if s.name == "execute_tool check"]
+    (event,) = [e for e in span.events if e.name == "exception"]
+    assert "The above exception was the direct cause" in str((event.attributes or {})["exception.stacktrace"])
+    assert_hidden(span.to_json())
 
 
 def test_the_cli_never_prints_it(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import time
+import traceback
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +18,7 @@ from opentelemetry import context, metrics, trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
 from opentelemetry.util.types import AttributeValue
 
-from mcpbridge import ServerConfig, ToolCallHandler, ToolCallRequest
+from mcpbridge import ServerConfig, ToolCallHandler, ToolCallRequest, install_log_redaction, redact_text
 from mcpbridge_otel import semconv
 from mcpbridge_otel.attributes import (
     call_attributes,
@@ -99,7 +100,7 @@ class OtelInterceptor:
         except Exception as exc:
             exception_type = type(exc).__qualname__
             if recording:
-                span.record_exception(exc)
+                span.record_exception(exc, attributes={"exception.stacktrace": _stacktrace(exc)})
                 span.set_attribute(semconv.ERROR_TYPE, exception_type)
                 span.set_status(StatusCode.ERROR, f"{exception_type}: {exc}")
             self._measure(request, started, exception_type)
@@ -142,6 +143,13 @@ class OtelInterceptor:
             span.set_status(StatusCode.ERROR)
         elif text is not None and self.settings.record_content:
             span.set_attribute(semconv.GEN_AI_TOOL_CALL_RESULT, clip(text, self.settings.max_content_length))
+
+
+def _stacktrace(exc: BaseException) -> str:
+    """The exception and its chain, as OpenTelemetry records them, with the secrets the bridges
+    know hidden: the message is already (mcpbridge errors redact themselves), but a chained
+    cause quotes a transport or a server as it was."""
+    return redact_text("".join(traceback.format_exception(exc)), install_log_redaction().secrets)
 
 
 def _result_error(result: Any) -> str | None:
