@@ -6,6 +6,7 @@ HTTP) still succeeds."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.util
 import time
@@ -27,7 +28,7 @@ from langgraph.types import Command
 from mcpbridge_approval import create_approval_resume
 from mcpbridge_elicitation import create_elicitation_resume
 
-from mcpbridge import MCPBridge
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import ScriptedChatModel, serving, stdio_config, tool_call_turn
 
 LIMIT = 2000
@@ -287,3 +288,50 @@ def test_a_sendable_edit_and_answer_still_go_through(bridge: MCPBridge, pool: Th
     assert text(message).endswith("wrote 14 characters"), text(message)
     message, _ = resumed(bridge, pool, "modern_name_note", answer({"name": "mine"}))
     assert text(message) == "named 4 characters", text(message)
+
+
+def replacing(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+    """An interceptor that puts arguments of its own in place of the model's."""
+    return handler(request.override(args={"text": BAD}) if request.name == "write_note" else request)
+
+
+def mutating(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+    """An interceptor that changes the arguments in place, against the frozen request's contract."""
+    if request.name == "write_note":
+        request.args["text"] = BAD
+    return handler(request)
+
+
+@pytest.mark.parametrize(
+    ("transport", "interceptor", "problem"),
+    [
+        ("stdio", replacing, "Invalid arguments for tool 'write_note': text: cannot be sent as UTF-8 JSON"),
+        ("http", replacing, "Invalid arguments for tool 'write_note': text: cannot be sent as UTF-8 JSON"),
+        # Not re-checked at the end of the chain (the very object checked before it); the stdio
+        # transport still fails only this request.
+        ("stdio", mutating, "cannot be sent as UTF-8 JSON (PydanticSerializationError); it was not sent"),
+    ],
+    ids=["stdio-override", "http-override", "stdio-in-place"],
+)
+async def test_arguments_an_interceptor_changed_fail_their_call_only(
+    tmp_path: Path, transport: str, interceptor: Any, problem: str
+) -> None:
+    script = tmp_path / "notes_server.py"
+    script.write_text(SERVER)
+    with contextlib.ExitStack() as stack:
+        target = (
+            stdio_config(script)
+            if transport == "stdio"
+            else {"url": stack.enter_context(serving(load(script).build().streamable_http_app()))}
+        )
+        async with MCPBridge({"notes": target}, plugins=[], interceptors=[interceptor], timeout=20) as opened:
+            bystander = asyncio.ensure_future(
+                opened.call_tool("notes", "slow_echo", {"text": "still here", "seconds": BYSTANDER_S})
+            )
+            await asyncio.sleep(0.2)
+            message = await opened.call_tool("notes", "write_note", {"text": "fine"})
+            assert message.status == "error"
+            assert problem in text(message), text(message)
+            assert text(await bystander) == "still here"
+            assert opened.connections["notes"].connected
+            assert text(await opened.call_tool("notes", "written_count")) == "0"

@@ -213,7 +213,11 @@ class StdioTransport:
             try:
                 async with write_reader:
                     async for message in write_reader:
-                        data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                        try:
+                            data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                        except ValueError as exc:  # not UTF-8 JSON (a lone surrogate): fail it, not the session
+                            await self._refuse(message.message, exc, read_writer)
+                            continue
                         await self._write(process.stdin, data.encode())
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 await read_writer.aclose()  # the server may live on: end the session rather than hang it
@@ -262,6 +266,17 @@ class StdioTransport:
                 await stdin.send(data[start : start + _WRITE_PIECE])
         finally:
             self._piece_since = None
+
+    async def _refuse(self, message: types.JSONRPCMessage, exc: ValueError, send: _Send) -> None:
+        """A message that cannot be written: a request is answered with an error at once
+        (its caller need not wait for a timeout), anything else is dropped with a warning."""
+        problem = f"a message for MCP server {self.server_name!r} cannot be sent as UTF-8 JSON ({type(exc).__name__})"
+        logger.warning(
+            "%s; %s", problem, "failing its request" if isinstance(message, types.JSONRPCRequest) else "dropped it"
+        )
+        if isinstance(message, types.JSONRPCRequest):
+            error = types.ErrorData(code=types.INVALID_PARAMS, message=f"mcpbridge: {problem}; it was not sent")
+            await send.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
 
     async def _pump(self, process: ServerProcess, send: _Send, stderr_done: anyio.Event) -> None:
         """Reads stdout until EOF, delivering one message per complete line."""
