@@ -7,16 +7,17 @@ messages, next to an in-process bystander that must stay fast."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import mcpbridge_retry
 import pytest
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
@@ -188,52 +189,68 @@ async def test_retry_error_patterns_run_in_linear_time_on_error_results() -> Non
     assert watch.worst < 0.2
 
 
-@pytest.fixture
-def bystander() -> MCPServer:
-    def echo(text: str) -> str:
-        """Echo the text back."""
-        return text
-
-    return make_server(echo, name="bystander")
-
-
 async def reported(caplog: pytest.LogCaptureFixture, words: str) -> None:
     """Returns once a log record says `words`."""
     while not any(words in r.getMessage() for r in caplog.records):  # noqa: ASYNC110 - records have no event
         await asyncio.sleep(0.05)
 
 
-async def timed_bystander_calls(bridge: MCPBridge, stop: asyncio.Event) -> float:
-    """Calls the bystander's echo until `stop`; the slowest call's time."""
-    slowest = 0.0
-    while not stop.is_set():
-        started = time.perf_counter()
-        message = await bridge.call_tool("bystander", "echo", {"text": "hi"})
-        assert message.status == "success"
-        slowest = max(slowest, time.perf_counter() - started)
-        await asyncio.sleep(0.01)
-    return slowest
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
 
 
-async def test_a_server_dying_with_crafted_stderr_blocks_nothing(
-    bystander: MCPServer, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.WARNING, logger="mcpbridge")
-    servers = {"dying": DYING, "bystander": {"server": bystander}}
+@dataclass
+class Beside:
+    """What a bystander saw while a block ran: the loop's longest block, its slowest call."""
+
+    worst: float = 0.0
+    slowest: float = 0.0
+
+
+@contextlib.asynccontextmanager
+async def beside_a_bystander(server: dict[str, Any]) -> AsyncIterator[tuple[MCPBridge, Beside]]:
+    """A bridge to `server` ("dying") and an in-process bystander, whose echo is called all
+    through the block while a ticker watches the loop."""
+    seen = Beside()
+    servers = {"dying": server, "bystander": {"server": make_server(echo, name="bystander")}}
     async with MCPBridge(servers, plugins=[]) as bridge:
         await bridge.list_tools()
         stop = asyncio.Event()
+
+        async def call_the_bystander() -> None:
+            while not stop.is_set():
+                started = time.perf_counter()
+                message = await bridge.call_tool("bystander", "echo", {"text": "hi"})
+                assert message.status == "success"
+                seen.slowest = max(seen.slowest, time.perf_counter() - started)
+                await asyncio.sleep(0.01)
+
         async with LoopWatch() as watch:
-            calls = asyncio.create_task(timed_bystander_calls(bridge, stop))
-            assert (await bridge.call_tool("dying", "die_soon")).status == "success"
-            await asyncio.wait_for(reported(caplog, "ended"), 10)
-            with pytest.raises(ServerConnectionError) as died:
-                await bridge.call_tool("dying", "die")
-            shown = redact_text(str(died.value))  # what the CLI prints
-            stop.set()
-            slowest = await calls
+            calls = asyncio.create_task(call_the_bystander())
+            try:
+                yield bridge, seen
+            finally:
+                stop.set()
+                await calls
+        seen.worst = watch.worst
+
+
+def assert_unhurt(seen: Beside, worst: float) -> None:
+    print(f"loop: worst block {seen.worst * 1000:.0f} ms; bystander: slowest call {seen.slowest * 1000:.0f} ms")
+    assert seen.worst < worst, f"the loop stalled {seen.worst * 1000:.0f} ms"
+    assert seen.slowest < 0.5, f"a bystander call took {seen.slowest * 1000:.0f} ms"
+
+
+async def test_a_server_dying_with_crafted_stderr_blocks_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpbridge")
+    async with beside_a_bystander(DYING) as (bridge, seen):
+        assert (await bridge.call_tool("dying", "die_soon")).status == "success"
+        await asyncio.wait_for(reported(caplog, "ended"), 10)
+        with pytest.raises(ServerConnectionError) as died:
+            await bridge.call_tool("dying", "die")
+        shown = redact_text(str(died.value))  # what the CLI prints
     ended = [r.getMessage() for r in caplog.records if "ended" in r.getMessage()]
-    print(f"loop: worst {watch.worst * 1000:.0f} ms; bystander: slowest call {slowest * 1000:.0f} ms")
     assert ended, "the server's own death was not reported"
     assert LAST_WORDS in ended[0]
     assert len(ended[0]) < MAX_QUOTED_CHARS + 300
@@ -241,29 +258,18 @@ async def test_a_server_dying_with_crafted_stderr_blocks_nothing(
     assert "exited with code 3" in str(died.value)
     assert len(str(died.value)) <= MAX_MESSAGE_CHARS
     assert shown == str(died.value)
-    assert watch.worst < 0.3, f"the loop stalled {watch.worst * 1000:.0f} ms"
-    assert slowest < 0.5, f"a bystander call took {slowest * 1000:.0f} ms"
+    assert_unhurt(seen, worst=0.3)
 
 
-async def test_a_flood_of_crafted_log_messages_costs_little(
-    bystander: MCPServer, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_a_flood_of_crafted_log_messages_costs_little(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="mcpbridge.server.dying")
-    servers = {"dying": DYING, "bystander": {"server": bystander}}
-    async with MCPBridge(servers, plugins=[]) as bridge:
-        await bridge.list_tools()
-        stop = asyncio.Event()
-        async with LoopWatch() as watch:
-            calls = asyncio.create_task(timed_bystander_calls(bridge, stop))
-            started = time.perf_counter()
-            message = await bridge.call_tool("dying", "chatty", {"count": FLOOD})
-            took = time.perf_counter() - started
-            stop.set()
-            slowest = await calls
+    async with beside_a_bystander(DYING) as (bridge, seen):
+        started = time.perf_counter()
+        message = await bridge.call_tool("dying", "chatty", {"count": FLOOD})
+        took = time.perf_counter() - started
     assert message.status == "success"
     logged = [r for r in caplog.records if r.name == "mcpbridge.server.dying" and hasattr(r, "mcp_level")]
     assert len(logged) == FLOOD
-    print(f"{FLOOD} crafted log messages: {took * 1000:.0f} ms; loop worst {watch.worst * 1000:.0f} ms")
+    print(f"{FLOOD} crafted log messages: {took * 1000:.0f} ms")
     assert took < 2.0, f"{FLOOD} crafted log messages took {took:.1f} s (each was ~12 ms on the quadratic pattern)"
-    assert watch.worst < 0.2, f"the loop stalled {watch.worst * 1000:.0f} ms"
-    assert slowest < 0.5, f"a bystander call took {slowest * 1000:.0f} ms"
+    assert_unhurt(seen, worst=0.2)
