@@ -65,6 +65,19 @@ ROWS: dict[str, Any] = {
 """Small and cheap to list, but checking many rows against it takes seconds."""
 
 
+DANGLING: dict[str, Any] = {
+    "type": "object",
+    "$defs": {"count": {"type": "integer"}},
+    "properties": {
+        "n": {"$ref": "#/$defs/count"},
+        "missing": {"$ref": "#/$defs/nowhere"},
+        "named": {"$ref": "#count"},
+        "remote": {"$ref": "http://127.0.0.1:9/schema.json"},
+    },
+}
+"""References LangChain cannot inline (it raises on each, in every `bind_tools`)."""
+
+
 def bomb_schemas() -> dict[str, dict[str, Any]]:
     return {
         "doubling": doubling(15),
@@ -72,6 +85,7 @@ def bomb_schemas() -> dict[str, dict[str, Any]]:
         "huge": {"type": "object", "properties": {"x": {"type": "string", "description": "d" * 300_000}}},
         "tree": TREE,
         "rows": ROWS,
+        "dangling": DANGLING,
         "echo": {"type": "object"},
     }
 

@@ -25,11 +25,11 @@ from mcpbridge._config import build_settings
 from mcpbridge._schema_cost import SchemaBounds, SchemaOverBound, measure
 from mcpbridge.testing import make_agent, tool_call_turn
 from tests.conftest import serving, stdio_config
-from tests.security import costly_servers
+from tests.security import costly_servers, hostile_servers
 from tests.security.test_security_schemas import LoopWatch, call, text
 
 MODULE = "tests.security.costly_servers"
-LISTED = {"tree", "rows", "echo"}
+LISTED = {"tree", "rows", "dangling", "echo"}
 
 
 @pytest.fixture(autouse=True)
@@ -95,16 +95,22 @@ async def test_a_costly_schema_leaves_its_tool_out_with_one_warning(
         assert bound in line, line
 
 
-async def test_the_schemas_handed_to_the_model_are_bounded() -> None:
-    """What LangChain's `convert_to_openai_tool` (and so `bind_tools`) makes of every listed tool."""
-    async with costly_bridge("inprocess") as bridge:
+async def test_the_schemas_handed_to_the_model_are_bounded_and_convert() -> None:
+    """What LangChain's `convert_to_openai_tool` (and so every `bind_tools`) makes of every
+    listed tool: quickly, within the bounds, and without raising on a `$ref` it cannot inline."""
+    servers = {"costly": {"server": costly_servers.bombs()}, "hostile": {"server": hostile_servers.build()}}
+    async with MCPBridge(servers, plugins=[], tool_name_prefix=True) as bridge:
         tools = await bridge.list_tools()
+        dangling = next(tool for tool in tools if tool.name == "costly_dangling")
+        wrong = await dangling.ainvoke(call("costly_dangling", {"n": "three", "missing": 1}))
+    assert {"hostile_remote_ref", "hostile_file_ref", "hostile_local_ref"} <= {tool.name for tool in tools}
     for tool in tools:
         started = time.perf_counter()
         converted = convert_to_openai_tool(tool)
         took = time.perf_counter() - started
         assert took < 0.05, f"{tool.name}: {took * 1000:.0f} ms"
         assert len(json.dumps(converted)) < 131072
+    assert text(wrong) == "Invalid arguments for tool 'costly_dangling': n: 'three' is not of type 'integer'"
 
 
 async def test_the_bounds_are_settings(caplog: pytest.LogCaptureFixture) -> None:

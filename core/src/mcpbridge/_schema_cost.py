@@ -43,6 +43,9 @@ class SchemaCost(NamedTuple):
     """It has `$ref` / `$dynamicRef` keywords (which must be checked for unresolvable ones)."""
     patterns: bool
     """It has `pattern` / `patternProperties` keywords."""
+    unfollowed: frozenset[int]
+    """The objects (by `id`) whose `$ref` LangChain cannot inline: it would raise on them
+    (another document, a name, a pointer to nothing), so the model is not given those `$ref`s."""
 
 
 class SchemaOverBound(Exception):
@@ -62,7 +65,18 @@ _Expansion = tuple[int, int, int]
 
 
 class _Meter:
-    __slots__ = ("bounds", "cuts", "inlined", "inlining", "patterns", "references", "refs", "root", "size")
+    __slots__ = (
+        "bounds",
+        "cuts",
+        "inlined",
+        "inlining",
+        "patterns",
+        "references",
+        "refs",
+        "root",
+        "size",
+        "unfollowed",
+    )
 
     def __init__(self, root: Mapping[str, Any], bounds: SchemaBounds) -> None:
         self.bounds = bounds
@@ -76,6 +90,7 @@ class _Meter:
         """Expansions that cut no cycle: the same wherever the reference stands."""
         self.references = False
         self.patterns = False
+        self.unfollowed: set[int] = set()
 
     def check(self, depth: int) -> None:
         """Stops at the first bound passed (sizes are checked at each object, a few bytes late)."""
@@ -109,20 +124,21 @@ class _Meter:
     def mapping(self, node: Mapping[str, Any], depth: int, inline: bool) -> int:
         self.check(depth)
         deepest = depth
-        target = None
+        target = _MISSING
         if inline and "$ref" in node:
             ref = node["$ref"]
-            target = _target(self.root, ref) if isinstance(ref, str) else None
-            if target is not None:
-                if ref in self.inlining:
-                    self.cuts += 1
-                else:
-                    deepest = self.reference(ref, target, depth)
+            target = _target(self.root, ref) if isinstance(ref, str) else _MISSING
+            if target is _MISSING:
+                self.unfollowed.add(id(node))
+            elif ref in self.inlining:
+                self.cuts += 1
+            else:
+                deepest = self.reference(ref, target, depth)
         size = 2
         for key, item in node.items():
             if key == "$ref" or key == "$dynamicRef":
                 self.references = True
-                if target is not None:
+                if target is not _MISSING:
                     continue
             elif key == "pattern" or key == "patternProperties":
                 self.patterns = True
@@ -162,20 +178,23 @@ def _scalar_size(value: Any) -> int:
     return 24  # a float's longest repr; true, false, null
 
 
+_MISSING: Any = object()
+
+
 def _target(root: Any, ref: str) -> Any:
-    """What LangChain's `dereference_refs` finds for `ref` (a `#/...` pointer from the root);
-    None when it finds nothing (the validator may still resolve it; it costs nothing here)."""
+    """What LangChain's `dereference_refs` finds for `ref` (a `#/...` pointer from the root,
+    step by step as it looks), or `_MISSING` where it would raise."""
     parts = ref.split("/")
     if parts[0] != "#":
-        return None
+        return _MISSING
     node = root
     for part in parts[1:]:
         if isinstance(node, Mapping) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        elif isinstance(node, list) and part not in node and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         else:
-            return None
+            return _MISSING
     return node
 
 
@@ -185,4 +204,4 @@ def measure(schema: Mapping[str, Any], bounds: SchemaBounds) -> SchemaCost:
     meter = _Meter(schema, bounds)
     meter.mapping(schema, 1, True)
     meter.check(1)
-    return SchemaCost(references=meter.references, patterns=meter.patterns)
+    return SchemaCost(meter.references, meter.patterns, frozenset(meter.unfollowed))

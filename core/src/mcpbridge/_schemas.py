@@ -227,14 +227,19 @@ class ToolSchema:
     """A tool's input schema: measured (`SchemaBounds`) and its references checked when the
     tool is listed, compiled on the tool's first call, shared by every call after."""
 
-    __slots__ = ("_patterned", "_schema", "_validator")
+    __slots__ = ("_patterned", "_schema", "_validator", "for_model")
 
-    def __init__(self, schema: Mapping[str, Any], bounds: SchemaBounds, *, server: str, tool: str) -> None:
+    def __init__(self, schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str) -> None:
         """Raises `SchemaOverBound` when the schema costs more than `bounds`."""
         cost = measure(schema, bounds)
         self._schema = _resolvable(schema, server, tool) if cost.references or cost.patterns else schema
         self._patterned = cost.patterns
         self._validator: Draft202012Validator | None = None
+        self.for_model: dict[str, Any] = (
+            _without(schema, {(node, "$ref") for node in cost.unfollowed}) if cost.unfollowed else schema
+        )
+        """The schema LangChain is given (`args_schema`): without the `$ref`s it cannot inline,
+        on which `convert_to_openai_tool`, so every `bind_tools`, would raise."""
 
     @property
     def validator(self) -> Draft202012Validator:

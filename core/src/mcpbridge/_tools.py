@@ -64,7 +64,7 @@ class MCPTool(BaseTool):
         instance = cls(
             name=name,
             description=tool.description or tool.title or f"MCP tool {tool.name} on server {binding.server_name}",
-            args_schema=tool.input_schema,
+            args_schema=binding.schema.for_model,
             handle_tool_error=handle_tool_error,
             metadata={
                 "annotations": annotations,
