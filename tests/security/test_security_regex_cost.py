@@ -18,6 +18,8 @@ from typing import Any
 
 import mcpbridge_retry
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
@@ -140,6 +142,21 @@ def test_quoted_text_keeps_both_ends_and_never_half_a_token() -> None:
         cut = capped(f"a {token} b", limit)
         assert "secret" not in cut
         assert "password" not in cut
+
+
+@given(st.text(alphabet="ab: \n/@", max_size=300), st.integers(min_value=0, max_value=320))
+@example("a b", 1)
+def test_a_cut_shows_only_whole_words(text: str, limit: int) -> None:
+    cut = capped(text, limit)
+    if cut == text:
+        assert len(text) <= limit
+        return
+    head, _, rest = cut.partition("… (")
+    tail = rest.partition(" characters left out) …")[2]
+    words = set(text.split())
+    assert set(head.split()) <= words
+    assert set(tail.split()) <= words
+    assert len(head) + len(tail) <= limit
 
 
 @pytest.mark.parametrize("pattern", [r"^(a|a)*$", r"^(a+)+$", r"(a|b)*a(a|b){20}$"])

@@ -148,11 +148,11 @@ def capped(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
     out whole: half a URL is no longer recognised as one, and would show its credentials."""
     if len(text) <= limit:
         return text
-    half = max(limit // 2, 1)
-    head, tail = text[:half], text[-half:]
+    half = limit // 2
+    head, tail = text[:half], text[len(text) - half :]
     if text[half] not in _WHITESPACE:
         head = head[: max(head.rfind(space) for space in _WHITESPACE) + 1]
-    if text[-half - 1] not in _WHITESPACE:
+    if text[len(text) - half - 1] not in _WHITESPACE:
         starts = [found for found in (tail.find(space) for space in _WHITESPACE) if found >= 0]
         tail = tail[min(starts) :] if starts else ""
     return f"{head}… ({len(text) - len(head) - len(tail)} characters left out) …{tail}"
