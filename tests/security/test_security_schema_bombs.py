@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jsonschema import _utils as jsonschema_utils
 from langchain_core.messages import ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.json_schema import dereference_refs
@@ -193,6 +194,21 @@ async def test_costly_validation_never_holds_the_loop(transport: str) -> None:
     print(f"heavy validation ({transport}): worst loop block {watch.worst * 1000:.1f} ms, bystander {waited:.3f} s")
     assert watch.worst < 0.2, f"the loop stalled {watch.worst * 1000:.0f} ms"  # seconds, checked on the loop
     assert waited < 1.0
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-3, 3, allow_nan=False) | st.text("ab", max_size=2),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("ab", max_size=2), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(JSON, max_size=6))
+def test_unique_items_agrees_with_jsonschema(items: list[Any]) -> None:
+    """The linear `uniqueItems` calls the same items equal as jsonschema's pairwise one (1 == 1.0, true != 1)."""
+    expected = jsonschema_utils.uniq(items)
+    assert (schema_problems({"uniqueItems": True}, items) is None) == expected
 
 
 # -- the measure agrees with what LangChain inlines -------------------------------------
