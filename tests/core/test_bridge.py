@@ -53,11 +53,12 @@ async def test_every_content_type_becomes_a_standard_block() -> None:
         ("audio", "audio/wav"),
         ("text", None),
         ("image", "image/png"),  # an embedded image blob: an image block multimodal models read
-        ("file", "application/pdf"),
+        ("text", None),  # a file: link is described, never handed to a model integration to open
     ]
     assert message.content[3]["extras"] == {"uri": "memo://note"}
     assert message.content[4]["base64"] == basic.PNG
-    assert message.content[5]["url"] == "file:///tmp/report.pdf"
+    assert "url" not in message.content[5]
+    assert message.content[5]["extras"]["uri"] == "file:///tmp/report.pdf"
 
 
 async def test_is_error_becomes_error_message_or_exception(any_server: dict[str, Any]) -> None:

@@ -217,7 +217,7 @@ class MCPBridge:
                 tool = self._tool(name, mcp_tool)
                 if tool is not None:
                     tools.append(tool)
-        return self._names.resolve(tools)
+        return await self._names.resolve(tools)
 
     @property
     def held_tools(self) -> tuple[HeldTool, ...]:

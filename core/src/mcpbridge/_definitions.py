@@ -24,6 +24,7 @@ from mcp.types import Tool
 from mcpbridge._config import Settings
 from mcpbridge._hints import ToolHints, annotated_as, contradictory, most_cautious, tool_hints
 from mcpbridge._hookspecs import BridgeObserver
+from mcpbridge._loops import paced
 from mcpbridge._pins import Definition, PinStore, pins_path
 
 logger = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ class ToolDefinitions:
     async def review(self, server: str, listed: Sequence[Tool]) -> list[Tool]:
         """The tools of `server` to offer: each as policies must read it, without those its
         pin holds back. A change is reported once, when the server lists it."""
-        learned = [self._learn(server, tool) for tool in listed]
+        learned = [self._learn(server, tool) async for tool in paced(listed)]
         changes = {known.listed.name: changed for known, changed in learned if changed}
         if self._pins is not None and self._settings.server_pins_tools(server):
             due = [known for known, changed in learned if changed is not None or known.held is not None]

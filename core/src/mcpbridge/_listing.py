@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from mcpbridge._definitions import shown
 from mcpbridge._errors import ConfigError
+from mcpbridge._loops import paced
 from mcpbridge._tools import MCPTool
 
 logger = logging.getLogger(__name__)
@@ -28,17 +29,18 @@ class ToolNames:
         self._listings = 0
         self._warned: set[tuple[str, str]] = set()
 
-    def resolve(self, tools: Sequence[MCPTool]) -> list[MCPTool]:
-        """`tools` without the late arrivals of each name two servers offer."""
+    async def resolve(self, tools: Sequence[MCPTool]) -> list[MCPTool]:
+        """`tools` without the late arrivals of each name two servers offer (pacing itself, as
+        listings run to thousands of tools)."""
         self._listings += 1
         rivals: dict[str, list[MCPTool]] = {}
-        for tool in tools:
+        async for tool in paced(tools):
             rivals.setdefault(tool.name, []).append(tool)
         keepers = {name: self._keeper(name, found) for name, found in rivals.items() if len(found) > 1}
-        for tool in tools:
+        async for tool in paced(tools):
             self._first.setdefault((tool.name, tool.binding.server_name), self._listings)
         kept: list[MCPTool] = []
-        for tool in tools:
+        async for tool in paced(tools):
             keeper = keepers.get(tool.name, tool)
             if keeper is tool:
                 kept.append(tool)
