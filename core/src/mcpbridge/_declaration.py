@@ -9,6 +9,7 @@ gets `Plugin()`: no settings model, position 50, no capability.
 
 from __future__ import annotations
 
+import importlib.metadata
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -44,3 +45,12 @@ class Plugin:
     advice: str = ""
     """What to change when the plugin is enabled and still did not answer a server (e.g. a
     setting that legacy-protocol servers need); shown in that hint."""
+
+
+def declaration_of(ep: importlib.metadata.EntryPoint | None) -> Plugin | None:
+    """The `Plugin` an entry point's object declares, or None (also when it fails to load)."""
+    try:
+        declared = getattr(ep.load(), DECLARATION, None) if ep is not None else None
+    except Exception:  # a plugin that fails to load answers nothing
+        return None
+    return declared if isinstance(declared, Plugin) else None

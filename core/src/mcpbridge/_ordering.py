@@ -6,8 +6,12 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 
+import pluggy
+
 from mcpbridge._declaration import Plugin
-from mcpbridge._errors import ConfigError
+from mcpbridge._errors import ConfigError, PluginError
+
+_POSITIONAL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper")
 
 
 def chain_order(declared: Mapping[str, Plugin], explicit: Sequence[str] = ()) -> list[str]:
@@ -45,3 +49,14 @@ def chain_order(declared: Mapping[str, Plugin], explicit: Sequence[str] = ()) ->
             'decide with `order = [...]` in [plugins], e.g. order = ["' + '", "'.join(stuck) + '"]'
         )
     return [*explicit, *ordered]
+
+
+def refuse_positional_options(name: str, impl: pluggy.HookImpl) -> None:
+    """pluggy's ordering options mean nothing here: the chain's order is declared."""
+    for option in _POSITIONAL_OPTIONS:
+        if getattr(impl, option, False):
+            raise PluginError(
+                f"plugin {name!r}: `@hookimpl({option}=True)` on {impl.function.__name__} has no effect in mcpbridge, "
+                "which calls each plugin's hooks on their own, in chain order: declare where the plugin sits "
+                "with `mcpbridge_plugin = Plugin(position=..., before=(...), after=(...))` and drop the option"
+            )

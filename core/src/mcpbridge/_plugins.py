@@ -20,9 +20,9 @@ from pydantic import BaseModel, ValidationError
 from mcpbridge import _hookspecs as hookspecs
 from mcpbridge._claims import ClaimStore
 from mcpbridge._config import ServerConfig, Settings
-from mcpbridge._declaration import DECLARATION, Capability, Plugin
+from mcpbridge._declaration import DECLARATION, Capability, Plugin, declaration_of
 from mcpbridge._errors import ConfigError, PluginError
-from mcpbridge._ordering import chain_order
+from mcpbridge._ordering import chain_order, refuse_positional_options
 from mcpbridge._pipeline import ToolCallInterceptor, tracing
 
 logger = logging.getLogger(__name__)
@@ -35,7 +35,6 @@ _DIRECT_PLUGIN = Plugin(position=100)
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
-_POSITIONAL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper")
 
 
 @dataclass(frozen=True)
@@ -184,7 +183,7 @@ class PluginHost:
         for caller in callers:
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
-                    _refuse_positional_options(name, impl)
+                    refuse_positional_options(name, impl)
         info = self._info(name, ep, enabled=True, reason="")
         info.hooks = sorted(caller.name for caller in callers)
         info.declared = declared
@@ -237,16 +236,8 @@ class PluginHost:
 
     def interceptors(self, direct: Iterable[ToolCallInterceptor] = ()) -> list[ToolCallInterceptor]:
         """Every plugin's interceptors, in chain order, with `direct` ones at their place."""
-        self.contributed = {DIRECT: list(direct)}
-        for impl in self._impls("mcpbridge_interceptors"):
-            result = list(self._call(impl) or [])
-            for interceptor in result:
-                if not callable(interceptor):
-                    raise PluginError(
-                        f"plugin {impl.plugin_name!r} returned {interceptor!r} from mcpbridge_interceptors, "
-                        "which is not an `async (request, handler)` callable"
-                    )
-            self.contributed[impl.plugin_name] = result
+        shape = "an `async (request, handler)` callable"
+        self.contributed = {DIRECT: list(direct), **self._callables("mcpbridge_interceptors", shape, many=True)}
         return [ic for name in self.order for ic in self.contributed.get(name, ())]
 
     def client_options(self, server_name: str, server: ServerConfig) -> dict[str, Any]:
@@ -288,18 +279,8 @@ class PluginHost:
 
     def bridge_observers(self) -> list[hookspecs.BridgeObserver]:
         """Every plugin's listener for the bridge's own events (`mcpbridge_bridge_observer`)."""
-        found: list[hookspecs.BridgeObserver] = []
-        for impl in self._impls("mcpbridge_bridge_observer"):
-            observer = self._call(impl)
-            if observer is None:
-                continue
-            if not callable(observer):
-                raise PluginError(
-                    f"plugin {impl.plugin_name!r} returned {observer!r} from mcpbridge_bridge_observer, "
-                    "which is not an `(event, data) -> None` callable"
-                )
-            found.append(observer)
-        return found
+        found = self._callables("mcpbridge_bridge_observer", "an `(event, data) -> None` callable", many=False)
+        return [observer for observers in found.values() for observer in observers]
 
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""
@@ -330,7 +311,7 @@ class PluginHost:
         what = capability or "this client capability"
         answering = []
         for name, info in sorted(self.infos.items()):
-            declared = info.declared or _declaration_of(self._available.get(name))
+            declared = info.declared or declaration_of(self._available.get(name))
             if declared is not None and (capability in declared.answers if capability else declared.answers):
                 why = info.reason or f"enabled: {declared.advice or 'but not for this server'}"
                 answering.append(f"{name} ({'; '.join(filter(None, (info.distribution, why)))})")
@@ -357,6 +338,21 @@ class PluginHost:
             )
             raise ConfigError(f"plugin {name!r}: invalid settings{where}: {problems}") from None
 
+    def _callables(self, hook: str, shape: str, *, many: bool) -> dict[str, list[Any]]:
+        """Each plugin's callables from `hook` (a sequence of them when `many`, else one or
+        None), by plugin; anything not callable is a `PluginError` naming `shape`."""
+        found: dict[str, list[Any]] = {}
+        for impl in self._impls(hook):
+            result = self._call(impl)
+            items = list(result or ()) if many else [] if result is None else [result]
+            for item in items:
+                if not callable(item):
+                    raise PluginError(
+                        f"plugin {impl.plugin_name!r} returned {item!r} from {hook}, which is not {shape}"
+                    )
+            found[impl.plugin_name] = items
+        return found
+
     def _impls(self, hook: str) -> list[pluggy.HookImpl]:
         impls = getattr(self.manager.hook, hook).get_hookimpls()
         position = {name: i for i, name in enumerate(self.order)}
@@ -375,24 +371,6 @@ class PluginHost:
             raise PluginError(
                 f"plugin {impl.plugin_name!r} failed in {impl.function.__name__}: {type(exc).__name__}: {exc}"
             ) from exc
-
-
-def _declaration_of(ep: importlib.metadata.EntryPoint | None) -> Plugin | None:
-    try:
-        declared = getattr(ep.load(), DECLARATION, None) if ep is not None else None
-    except Exception:  # a plugin that fails to load answers nothing
-        return None
-    return declared if isinstance(declared, Plugin) else None
-
-
-def _refuse_positional_options(name: str, impl: pluggy.HookImpl) -> None:
-    for option in _POSITIONAL_OPTIONS:
-        if getattr(impl, option, False):
-            raise PluginError(
-                f"plugin {name!r}: `@hookimpl({option}=True)` on {impl.function.__name__} has no effect in mcpbridge, "
-                "which calls each plugin's hooks on their own, in chain order: declare where the plugin sits "
-                "with `mcpbridge_plugin = Plugin(position=..., before=(...), after=(...))` and drop the option"
-            )
 
 
 def _object_name(plugin: object) -> str:
