@@ -68,10 +68,11 @@ async def test_content_conversions(make_client: Any, behaviours_url: str) -> Non
     client = make_client({"b": {"url": behaviours_url, "transport": "http"}})
     tools = {tool.name: tool for tool in await client.get_tools()}
     blocks = await tools["resources"].ainvoke({})
-    assert [(b["type"], b.get("mime_type"), b.get("url")) for b in blocks[:3]] == [
-        ("image", "image/png", "file:///a.png"),
-        ("file", "text/plain", "file:///a.txt"),
-        ("file", None, "file:///x"),
+    # file: links are described as text, never handed to a model integration to open
+    assert [(b["type"], b.get("url"), b["extras"]["uri"]) for b in blocks[:3]] == [
+        ("text", None, "file:///a.png"),
+        ("text", None, "file:///a.txt"),
+        ("text", None, "file:///x"),
     ]
     assert (blocks[3]["type"], blocks[3]["text"]) == ("text", "hello")
     assert [(b["type"], b["mime_type"], b["base64"]) for b in blocks[4:6]] == [

@@ -165,9 +165,9 @@ def test_transport_is_http_by_default_and_sse_when_asked() -> None:
 
 
 async def test_static_and_per_call_headers_reach_the_server(served: Served) -> None:
-    config = {**served.config, "headers": {"x-static": "always"}}
+    config = {**served.config, "headers": {"x-static": "static-7f3a"}}
     async with MCPBridge({"s": config}, plugins=[], interceptors=[with_headers({"x-user": "alice"})]) as bridge:
-        assert seen(await bridge.call_tool("s", "seen")) == {"x-static": "always", "x-user": "alice"}
+        assert seen(await bridge.call_tool("s", "seen")) == {"x-static": "static-7f3a", "x-user": "alice"}
 
 
 async def test_concurrent_calls_over_sse_each_carry_their_own_headers(sse: Served) -> None:
@@ -292,7 +292,7 @@ async def test_a_custom_http_client_keeps_the_bridges_guarantees(served: Served)
     served.record.require_token = True
     config = {
         **served.config,
-        "headers": {"x-static": "always"},
+        "headers": {"x-static": "static-7f3a"},
         "auth": BearerAuth(),
         "http_client": tagged_client,
         "max_result_bytes": 64 * 1024,
@@ -301,7 +301,7 @@ async def test_a_custom_http_client_keeps_the_bridges_guarantees(served: Served)
         assert seen(await bridge.call_tool("s", "seen")) == {
             "authorization": f"Bearer {TOKEN}",
             "x-client": "tagged",
-            "x-static": "always",
+            "x-static": "static-7f3a",
             "x-user": "carol",
         }
         if served.transport == "http":  # SSE results arrive as events, bounded by the SDK
@@ -310,7 +310,7 @@ async def test_a_custom_http_client_keeps_the_bridges_guarantees(served: Served)
             assert "max_result_bytes=65536" in str(message.content)
             assert (await bridge.call_tool("s", "big", {"size": 3})).content == [{"type": "text", "text": "xxx"}]
     assert CLIENTS
-    assert all(client["headers"] == {"x-static": "always"} for client in CLIENTS)
+    assert all(client["headers"] == {"x-static": "static-7f3a"} for client in CLIENTS)
     assert all(isinstance(client["auth"], BearerAuth) and client["timeout"] is not None for client in CLIENTS)
 
 
