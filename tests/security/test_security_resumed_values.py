@@ -295,6 +295,14 @@ def replacing(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
     return handler(request.override(args={"text": BAD}) if request.name == "write_note" else request)
 
 
+def deepening(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+    """An interceptor that adds arguments nested deeper than the SDK's serializer can go."""
+    deep: Any = "leaf"
+    for _ in range(300):
+        deep = [deep]
+    return handler(request.override(args={**request.args, "deep": deep}) if request.name == "write_note" else request)
+
+
 def mutating(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
     """An interceptor that changes the arguments in place, against the frozen request's contract."""
     if request.name == "write_note":
@@ -307,11 +315,12 @@ def mutating(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
     [
         ("stdio", replacing, "Invalid arguments for tool 'write_note': text: cannot be sent as UTF-8 JSON"),
         ("http", replacing, "Invalid arguments for tool 'write_note': text: cannot be sent as UTF-8 JSON"),
+        ("http", deepening, "nests more than 200 levels deep, over the mcp SDK's serializable depth=200"),
         # Not re-checked at the end of the chain (the very object checked before it); the stdio
         # transport still fails only this request.
         ("stdio", mutating, "cannot be sent as UTF-8 JSON (PydanticSerializationError); it was not sent"),
     ],
-    ids=["stdio-override", "http-override", "stdio-in-place"],
+    ids=["stdio-override", "http-override", "http-too-deep", "stdio-in-place"],
 )
 async def test_arguments_an_interceptor_changed_fail_their_call_only(
     tmp_path: Path, transport: str, interceptor: Any, problem: str

@@ -21,7 +21,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.json_schema import dereference_refs
 
-from mcpbridge import MCPBridge, schema_problems
+from mcpbridge import ConfigError, MCPBridge, schema_problems
 from mcpbridge._config import build_settings
 from mcpbridge._schema_cost import SchemaBounds, SchemaOverBound, measure
 from mcpbridge.testing import make_agent, tool_call_turn
@@ -152,15 +152,11 @@ async def test_deep_arguments_in_an_agent_run_end_in_an_error_message() -> None:
     assert "max_argument_depth=64" in text(message), text(message)
 
 
-async def test_arguments_the_validator_cannot_recurse_into_are_an_error_message() -> None:
-    """Past a raised depth limit the validator's own recursion runs out (600 levels take it
-    past Python's recursion limit on any stack, the loop's or a worker thread's, while JSON
-    can still carry them): that is an error message too, never a RecursionError."""
-    async with costly_bridge("inprocess", max_argument_depth=1000) as bridge:
-        tree = {tool.name: tool for tool in await bridge.list_tools()}["tree"]
-        message = await tree.ainvoke(call("tree", nested(600)))
-    assert message.status == "error"
-    assert "nest too deeply to be checked" in text(message), text(message)
+def test_a_depth_limit_past_what_the_sdk_can_send_is_a_config_error() -> None:
+    """pydantic, which serializes every request, refuses values nested past ~254 levels."""
+    assert build_settings({"max_argument_depth": 200}).max_argument_depth == 200
+    with pytest.raises(ConfigError, match="max_argument_depth"):
+        build_settings({"max_argument_depth": 201})
 
 
 def test_schema_problems_reports_deep_values_and_never_raises() -> None:

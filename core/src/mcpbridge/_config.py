@@ -25,6 +25,7 @@ from mcpbridge._schema_cost import (
     DEFAULT_MAX_SCHEMA_BYTES,
     DEFAULT_MAX_SCHEMA_DEPTH,
     DEFAULT_MAX_SCHEMA_REFS,
+    SENDABLE_DEPTH,
     SchemaBounds,
 )
 
@@ -205,7 +206,7 @@ class Settings(BaseModel):
     the default `handle_tool_error` of the bridge's tools."""
     max_argument_bytes: int = Field(default=DEFAULT_MAX_ARGUMENT_BYTES, gt=0)
     max_result_bytes: int = Field(default=DEFAULT_MAX_RESULT_BYTES, gt=0)
-    max_argument_depth: int = Field(default=DEFAULT_MAX_ARGUMENT_DEPTH, gt=0)
+    max_argument_depth: int = Field(default=DEFAULT_MAX_ARGUMENT_DEPTH, gt=0, le=SENDABLE_DEPTH)
     """The deepest a call's arguments may nest (objects and arrays) to be checked and sent."""
     max_schema_depth: int = Field(default=DEFAULT_MAX_SCHEMA_DEPTH, gt=0)
     max_schema_refs: int = Field(default=DEFAULT_MAX_SCHEMA_REFS, gt=0)

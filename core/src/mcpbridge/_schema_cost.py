@@ -21,6 +21,10 @@ DEFAULT_MAX_SCHEMA_DEPTH = 64
 DEFAULT_MAX_SCHEMA_REFS = 1000
 DEFAULT_MAX_SCHEMA_BYTES = 128 * 1024
 DEFAULT_MAX_ARGUMENT_DEPTH = 64
+SENDABLE_DEPTH = 200
+"""The deepest any value a call sends may nest: the SDK's serializer (pydantic) refuses
+values nested past ~254 levels, in the caller's task or the transport's, and so does
+LangGraph's checkpointer (ormsgpack); this leaves room for the request's own envelope."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -279,8 +279,9 @@ def schema_problems(schema: Mapping[str, Any] | Draft202012Validator, value: Any
         return f"the value could not be checked against its schema within {VALIDATION_BUDGET_MS:g} ms"
 
 
-def nesting_problem(value: Any, max_depth: int) -> str | None:
-    """Why `value` nests too deep to be checked (the validator recurses per level), or None.
+def nesting_problem(value: Any, max_depth: int, bound: str = "max_argument_depth") -> str | None:
+    """Why `value` nests deeper than `max_depth` (the setting or limit `bound` names): too
+    deep to be checked (the validator recurses per level) or sent; None when it does not.
     Level by level, plain loops: ~9 ms for 20,000 small objects, well under a microsecond
     for the usual few arguments."""
     level = [value]
@@ -288,7 +289,7 @@ def nesting_problem(value: Any, max_depth: int) -> str | None:
     while level:
         depth += 1
         if depth > max_depth:
-            return f"the value nests more than {max_depth} levels deep, over max_argument_depth={max_depth}"
+            return f"the value nests more than {max_depth} levels deep, over {bound}={max_depth}"
         inner: list[Any] = []
         for node in level:
             for item in node.values() if type(node) is dict else node:

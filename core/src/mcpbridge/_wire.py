@@ -18,6 +18,8 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from mcpbridge._pipeline import ToolCallRequest
+from mcpbridge._schema_cost import SENDABLE_DEPTH
+from mcpbridge._schemas import nesting_problem
 
 logger = logging.getLogger(__name__)
 
@@ -26,18 +28,22 @@ _WIRE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=to_jsonabl
 what pydantic, which serializes the request, can send (datetimes, UUIDs, models)."""
 
 
-def wire_problems(arguments: Mapping[str, Any], limit: int | None = None) -> str | None:
+def wire_problems(arguments: Mapping[str, Any], limit: int | None = None, *, nesting: bool = False) -> str | None:
     """Why `arguments` cannot be sent: they are not UTF-8 JSON (a lone surrogate, NaN or an
-    infinity, an integer too long to print, a cycle, an object JSON cannot carry) or, with a
-    `limit`, are larger than `limit` bytes; None when they can. A value that reaches the
-    transport and fails there breaks the session for every caller sharing it, so this runs
-    before the request is built."""
+    infinity, an integer too long to print, a cycle, an object JSON cannot carry), with a
+    `limit` are larger than `limit` bytes, or with `nesting` nest deeper than the SDK can
+    serialize (`SENDABLE_DEPTH`; the model's arguments are held to `max_argument_depth`
+    before the chain instead); None when they can. A value that reaches the transport and
+    fails there breaks the session for every caller sharing it, so this runs before the
+    request is built."""
     try:
         size = len(_WIRE.encode(arguments).encode("utf-8"))
     except (ValueError, TypeError, RecursionError) as exc:
         return f"{_first_unsendable(arguments)}cannot be sent as UTF-8 JSON ({type(exc).__name__})"
     if limit is not None and size > limit:
         return f"they are {size} bytes, over max_argument_bytes={limit} (the server was not called)"
+    if nesting:
+        return nesting_problem(arguments, SENDABLE_DEPTH, "the mcp SDK's serializable depth")
     return None
 
 
@@ -86,15 +92,15 @@ def request_problems(request: ToolCallRequest, limit: int | None) -> tuple[str, 
     """`(what, why)` when part of what `request` sends cannot be sent: its arguments (unless
     they are the very ones checked before the chain), its answers to the server's questions
     (both within `limit` bytes), the state and task id it echoes, its `_meta`; else None."""
-    if request.args is not request._sendable_args and (problem := wire_problems(request.args, limit)):
+    if request.args is not request._sendable_args and (problem := wire_problems(request.args, limit, nesting=True)):
         return "arguments", problem
-    if request.input_responses and (problem := wire_problems(_plain(request.input_responses), limit)):
+    if request.input_responses and (problem := wire_problems(_plain(request.input_responses), limit, nesting=True)):
         return "answers", problem
     if request.request_state is not None and (problem := wire_problems({"request_state": request.request_state})):
         return "state", problem
     if isinstance(request.task, str) and (problem := wire_problems({"task": request.task})):
         return "task id", problem
-    if request.meta and (problem := wire_problems(request.meta)):
+    if request.meta and (problem := wire_problems(request.meta, nesting=True)):
         return "_meta", problem
     return None
 
@@ -107,7 +113,7 @@ def sendable_answers(callback: Callable[..., Awaitable[Any]], server: str, limit
     async def answer(*args: Any, **kwargs: Any) -> Any:
         reply = await callback(*args, **kwargs)
         if isinstance(reply, BaseModel) and not isinstance(reply, ErrorData):
-            problem = wire_problems(_plain(reply), limit)
+            problem = wire_problems(_plain(reply), limit, nesting=True)
             if problem is not None:
                 logger.warning("mcpbridge: the answer to a request of server %r cannot be sent: %s", server, problem)
                 return ErrorData(
