@@ -56,7 +56,7 @@ async def test_unexpired_claims_are_capped_and_the_cap_refuses_only_new_keys() -
     assert LocalClaims().max_claims == DEFAULT_MAX_CLAIMS
     store = LocalClaims(max_claims=3)
     await fill(store, 3)
-    with pytest.raises(ClaimStoreError, match=r"3 unexpired claims.*max_claims.*mcpbridge-claims"):
+    with pytest.raises(ClaimStoreError, match=r"3 unexpired claims.*max_claims.*mcpbridge_claim_store"):
         await store.claim(key(99), OWNER)
     # The claims already held still decide: never forgotten to make room.
     assert await store.claim(key(0), "someone-else") == OWNER

@@ -90,7 +90,8 @@ class LocalClaims:
                 raise ClaimStoreError(
                     f"LocalClaims holds {len(self._held)} unexpired claims, its cap (max_claims); "
                     f"the oldest expires in {self._held[next(iter(self._held))][1] - now:.0f} s. Share claims "
-                    "through the mcpbridge-claims plugin (`url`), or provide LocalClaims(max_claims=..., ttl=...)"
+                    "through a plugin that provides a shared claim store (`mcpbridge_claim_store`), or provide "
+                    "LocalClaims(max_claims=..., ttl=...) from that hook"
                 )
             self._held[key] = (owner, now + self.ttl)
             self._held.move_to_end(key)
