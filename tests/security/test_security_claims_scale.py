@@ -49,7 +49,7 @@ async def test_a_claim_costs_the_same_with_16000_held_as_with_1000() -> None:
         await fill(store, held)
         costs[held] = await per_claim_seconds(store, f"timed-{held}")
     assert costs[16_000] < 100e-6, f"{costs[16_000] * 1e6:.0f} µs per claim with 16,000 held"
-    assert costs[16_000] < 4 * costs[1_000] + 5e-6, {n: f"{c * 1e6:.1f} µs" for n, c in costs.items()}
+    assert costs[16_000] < 4 * costs[1_000] + 20e-6, {n: f"{c * 1e6:.1f} µs" for n, c in costs.items()}
 
 
 async def test_unexpired_claims_are_capped_and_the_cap_refuses_only_new_keys() -> None:
