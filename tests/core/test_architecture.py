@@ -1,4 +1,5 @@
-"""The architecture, checked by import-linter on every run: the core never imports a plugin,
+"""The architecture, checked by import-linter on every run: the core's layers import only
+downward (façade → tools → session → platform → base), the core never imports a plugin,
 plugins never import each other, and plugins use only the public API (`mcpbridge` itself
 and its pytest fixtures in `mcpbridge.testing`, never `mcpbridge._...`). The contracts are
 built from the plugins in the workspace, so a new plugin is covered the day it is added."""
@@ -25,6 +26,20 @@ def contracts(plugins: list[str]) -> str:
 root_packages =
     mcpbridge
     {listed}
+
+[importlinter:contract:layers]
+name = The core's layers import only downward
+type = layers
+containers =
+    mcpbridge
+layers =
+    _facade
+    _tools
+    _session
+    _platform
+    _base
+ignore_imports =
+    mcpbridge._base.config -> mcpbridge._platform.roots
 
 [importlinter:contract:core]
 name = The core never imports a plugin
@@ -71,12 +86,27 @@ def test_the_import_contracts_hold(tmp_path: Path) -> None:
 
 
 def test_the_contracts_catch_a_plugin_that_imports_an_internal_module(tmp_path: Path) -> None:
-    """The check itself can fail: a plugin package reaching into `mcpbridge._tools` breaks it."""
+    """The check itself can fail: a plugin package reaching into `mcpbridge._tools.tool` breaks it."""
     package = tmp_path / "mcpbridge_sneaky"
     package.mkdir()
-    (package / "__init__.py").write_text("from mcpbridge._tools import MCPTool\n")
+    (package / "__init__.py").write_text("from mcpbridge._tools.tool import MCPTool\n")
     config = tmp_path / "importlinter.ini"
     config.write_text(contracts(["mcpbridge_sneaky"]).replace("[importlinter:contract:independent]", "[x]"))
     done = lint_imports(config, ROOT / "core" / "src", tmp_path)
     assert done.returncode == 1
-    assert "mcpbridge_sneaky -> mcpbridge._tools" in done.stdout
+    assert "mcpbridge_sneaky -> mcpbridge._tools.tool" in done.stdout
+
+
+def test_the_contracts_catch_a_layer_that_imports_upward(tmp_path: Path) -> None:
+    """The layers contract itself can fail: a base module reaching up into the façade breaks it."""
+    core = tmp_path / "core"
+    shutil.copytree(
+        ROOT / "core" / "src" / "mcpbridge", core / "mcpbridge", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    errors = core / "mcpbridge" / "_base" / "errors.py"
+    errors.write_text(errors.read_text() + "\nfrom mcpbridge._facade.bridge import MCPBridge  # noqa\n")
+    config = tmp_path / "importlinter.ini"
+    config.write_text(contracts(["mcpbridge_template"]))
+    done = lint_imports(config, core, ROOT / "plugins" / "_template" / "src")
+    assert done.returncode == 1
+    assert "mcpbridge._base is not allowed to import mcpbridge._facade" in done.stdout

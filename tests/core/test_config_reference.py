@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mcpbridge._config import PluginsConfig, ServerConfig, Settings
+from mcpbridge._base.config import PluginsConfig, ServerConfig, Settings
 from tests.conftest import ROOT
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from mcpbridge import _hookspecs as hookspecs
+from mcpbridge._platform import hookspecs
 from tests.conftest import ROOT
 
 

@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge._beyond_tools import LOG_LEVELS, MAX_LOG_CHARS
+from mcpbridge._session.server_logs import LOG_LEVELS, MAX_LOG_CHARS
 from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
 from tests.conftest import stdio_config
 from tests.thirdparty.conftest import EVERYTHING, need, node_stdio

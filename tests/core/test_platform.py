@@ -37,7 +37,7 @@ from mcpbridge import (
     selected,
     tool_hints,
 )
-from mcpbridge._ordering import chain_order
+from mcpbridge._platform.ordering import chain_order
 from mcpbridge.testing import make_runtime
 from tests.servers import basic
 

@@ -24,9 +24,9 @@ from mcpbridge import (
     ToolCallRequest,
     hookimpl,
 )
-from mcpbridge._cli import main as cli
-from mcpbridge._config import build_settings
-from mcpbridge._plugins import PluginHost
+from mcpbridge._base.config import build_settings
+from mcpbridge._facade.cli import main as cli
+from mcpbridge._platform.plugins import PluginHost
 from tests.conftest import ROOT
 from tests.servers import basic
 

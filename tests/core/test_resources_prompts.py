@@ -28,7 +28,7 @@ from mcp.types import (
 )
 
 from mcpbridge import MCPBridge, ServerConnectionError, ServerRequestError
-from mcpbridge._cli import main
+from mcpbridge._facade.cli import main
 from mcpbridge.testing import serve_http
 from tests.conftest import stdio_config
 from tests.thirdparty.conftest import EVERYTHING, need, node_stdio

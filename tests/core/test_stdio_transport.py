@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, INTERNAL_ERROR, TextContent
 
-from mcpbridge._stdio import StdioTransport
+from mcpbridge._session.stdio import StdioTransport
 
 ROOT = str(Path(__file__).resolve().parents[2])
 MB = 1_000_000
@@ -49,14 +49,14 @@ async def test_calls_the_sample_server() -> None:
 
 
 async def test_a_bad_stdout_line_is_dropped_with_one_warning(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, "mcpbridge._stdio")
+    caplog.set_level(logging.WARNING, "mcpbridge._session.stdio")
     async with Client(noisy(), mode="legacy") as client:
         for kind, size, problem in [("utf8", 16, "not valid UTF-8"), ("text", 18, "not a JSON-RPC message")]:
             caplog.clear()
             result = await client.session.call_tool("stray_stdout", {"kind": kind}, read_timeout_seconds=30)
             assert text(result) == "after the stray line"
             assert text(await client.session.call_tool("echo", {"text": "still here"})) == "still here"
-            warnings = [r.getMessage() for r in caplog.records if r.name == "mcpbridge._stdio"]
+            warnings = [r.getMessage() for r in caplog.records if r.name == "mcpbridge._session.stdio"]
             assert len(warnings) == 1, warnings
             assert warnings[0] == f"MCP server 'noisy' sent a stdout line of {size} bytes that is {problem}; dropped it"
             assert "hello" not in warnings[0]

@@ -22,7 +22,7 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from pydantic import AnyUrl
 
 from mcpbridge import ConfigError, MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
-from mcpbridge._config import build_settings
+from mcpbridge._base.config import build_settings
 from mcpbridge.testing import HTTPServer, serve_http
 from tests.servers import oauth
 

@@ -46,7 +46,7 @@ from typing import Any
 
 import pytest
 
-from mcpbridge._config import PluginsConfig, Settings
+from mcpbridge._base.config import PluginsConfig, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "plugins").glob("*.md"))]
@@ -124,7 +124,7 @@ def stand_in_servers(value: Any, found: set[str] | None = None) -> set[str]:
 def check_config(data: dict[str, Any]) -> None:
     """Validate an mcpbridge config (or fragment) with the core and with each plugin it configures."""
     from mcpbridge import MCPBridge
-    from mcpbridge._config import build_settings
+    from mcpbridge._base.config import build_settings
 
     unknown = set(data) - SETTINGS_KEYS
     assert not unknown, f"not an mcpbridge config: unknown top-level keys {sorted(unknown)}"

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import InvalidToolArguments, MCPBridge
-from mcpbridge._wire import wire_problems
+from mcpbridge._session.wire import wire_problems
 from tests.conftest import serving, stdio_config
 from tests.security import hostile_servers
 

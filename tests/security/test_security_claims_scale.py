@@ -13,7 +13,7 @@ import mcpbridge_approval
 import pytest
 
 from mcpbridge import ClaimStoreError, LocalClaims, MCPBridge
-from mcpbridge._claims import DEFAULT_MAX_CLAIMS
+from mcpbridge._platform.claims import DEFAULT_MAX_CLAIMS
 from mcpbridge.testing import make_agent, tool_call_turn
 from tests.servers import counting
 from tests.workers.test_claims_inprocess import Providing, paused

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mcpbridge import ConfigError, InvalidHeader, check_headers, header_problem
-from mcpbridge._config import build_settings, load_settings
-from mcpbridge._errors import describe
-from mcpbridge._httpfields import RESERVED_HEADERS
-from mcpbridge._redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
+from mcpbridge._base.config import build_settings, load_settings
+from mcpbridge._base.errors import describe
+from mcpbridge._base.httpfields import RESERVED_HEADERS
+from mcpbridge._base.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
 from tests.conftest import ROOT
 
 SECRET = "TOPSECRET-4f9c2a71e8"
@@ -216,7 +216,7 @@ def test_a_refused_value_never_appears_in_the_error(tail: str) -> None:
 @settings(max_examples=300)
 def test_fast_path_agrees_with_the_rfc_grammar(value: str) -> None:
     """The C fast path (isascii/isprintable/strip) and the RFC 9110 regex decide the same."""
-    from mcpbridge._httpfields import _VALUE
+    from mcpbridge._base.httpfields import _VALUE
 
     accepted = header_problem("x-a", value) is None
     fast = _refusal("x-a", value) is None
@@ -279,7 +279,7 @@ def test_log_redaction_covers_the_http_stack_with_real_httpx_messages(
         client.get(f"http://alice:{SECRET}@{host}?token={SECRET}&page=1")
         with pytest.raises(httpx2.LocalProtocolError) as caught:
             client.post(http_url, headers={"authorization": f"Bearer {SECRET} \x0b"})
-    logging.getLogger("mcpbridge._connections").debug("transport error: %s", describe(caught.value))
+    logging.getLogger("mcpbridge._session.connections").debug("transport error: %s", describe(caught.value))
     logging.getLogger("mcp.client.streamable_http").warning("failed", exc_info=caught.value)
     assert "HTTP Request: GET http://***@" in caplog.text
     assert "token=***&page=1" in caplog.text
@@ -392,7 +392,7 @@ def test_toml_with_a_newline_in_an_env_token_fails_at_load(tmp_path: Path, monke
 
 def _cli(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcpbridge._cli", *args],
+        [sys.executable, "-m", "mcpbridge._facade.cli", *args],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(ROOT), **env},
         capture_output=True,

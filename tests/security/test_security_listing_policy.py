@@ -29,10 +29,10 @@ from mcpbridge_cache import CacheSettings
 from mcpbridge_cache import Policy as CachePolicy
 
 from mcpbridge import ConfigError, MCPBridge, MCPTool, ToolCallRequest, hookimpl, tool_hints
-from mcpbridge._cli import main as cli
-from mcpbridge._config import build_settings
-from mcpbridge._definitions import shown
-from mcpbridge._hints import annotated_as, most_cautious
+from mcpbridge._base.config import build_settings
+from mcpbridge._facade.cli import main as cli
+from mcpbridge._facade.definitions import shown
+from mcpbridge._platform.hints import annotated_as, most_cautious
 from mcpbridge.testing import ScriptedChatModel, serving, tool_call_turn
 from tests.conftest import stdio_config
 from tests.security import relabel_servers

@@ -17,8 +17,8 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge
-from mcpbridge._patterns import PATTERN_WORK_LIMIT, _compiled
-from mcpbridge._schemas import schema_problems, server_schema_validator
+from mcpbridge._tools.patterns import PATTERN_WORK_LIMIT, _compiled
+from mcpbridge._tools.schemas import schema_problems, server_schema_validator
 from tests.conftest import serving, stdio_config
 from tests.security import hostile_servers
 from tests.security.listeners import Listener, listening
@@ -104,7 +104,7 @@ class LoopWatch:
 async def test_refs_are_never_fetched_and_nothing_blocks(
     transport: str, recorder: Listener, silent: Listener, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mcpbridge._schemas")
+    caplog.set_level(logging.WARNING, logger="mcpbridge._tools.schemas")
     async with hostile_bridge(transport, recorder.port, silent.port) as bridge:
         tools = {tool.name: tool for tool in await bridge.list_tools()}
         await bridge.list_tools()  # a second listing warns no more
@@ -124,7 +124,7 @@ async def test_refs_are_never_fetched_and_nothing_blocks(
     assert recorder.connections == []
     assert silent.connections == []
     assert watch.worst < 0.5, f"the loop stalled {watch.worst * 1000:.0f} ms"
-    warned = [r.getMessage() for r in caplog.records if r.name == "mcpbridge._schemas"]
+    warned = [r.getMessage() for r in caplog.records if r.name == "mcpbridge._tools.schemas"]
     for name in ("remote_ref", "hanging_ref", "file_ref", "local_ref", "schema_uri"):
         assert sum(f"tool {name!r} on server 'hostile'" in line for line in warned) == 1, warned
     assert any(f"'http://127.0.0.1:{recorder.port}/latest/meta-data/iam'" in line for line in warned)
@@ -150,7 +150,7 @@ def test_a_file_ref_is_never_read(tmp_path: Path) -> None:
 
 
 def test_long_refs_are_shortened_in_the_warning(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="mcpbridge._schemas")
+    caplog.set_level(logging.WARNING, logger="mcpbridge._tools.schemas")
     ref = "http://127.0.0.1:9/" + "a" * 5000 + "\nINJECTED"
     server_schema_validator({"properties": {"x": {"$ref": ref}}}, server="s", tool="t")
     (line,) = [r.getMessage() for r in caplog.records]
@@ -205,7 +205,7 @@ async def test_a_pattern_the_linear_engine_cannot_take_is_not_checked(
     pattern: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Too large for RE2, or outside what it runs (a backreference): fast, not checked, one warning."""
-    caplog.set_level(logging.WARNING, logger="mcpbridge._patterns")
+    caplog.set_level(logging.WARNING, logger="mcpbridge._tools.patterns")
     _compiled.cache_clear()  # a pattern warns when first compiled in this process
     async with LoopWatch() as watch:
         started = time.perf_counter()

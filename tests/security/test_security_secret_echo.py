@@ -25,8 +25,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 
 from mcpbridge import MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
-from mcpbridge._cli import main as cli
-from mcpbridge._config import build_settings
+from mcpbridge._base.config import build_settings
+from mcpbridge._facade.cli import main as cli
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.conftest import ROOT, stdio_config
 from tests.plugins.events.events_support import lifecycle

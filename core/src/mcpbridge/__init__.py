@@ -14,14 +14,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpbridge._beyond_tools import ServerInfo
-    from mcpbridge._bridge import MCPBridge
-    from mcpbridge._claims import ClaimStore, LocalClaims
-    from mcpbridge._config import ServerConfig, Settings, load_settings
-    from mcpbridge._connections import ModernOnly
-    from mcpbridge._declaration import Capability, Plugin
-    from mcpbridge._definitions import HeldTool
-    from mcpbridge._errors import (
+    from mcpbridge._base.config import ServerConfig, Settings, load_settings
+    from mcpbridge._base.errors import (
         CannotPauseError,
         ClaimStoreError,
         ConfigError,
@@ -37,11 +31,8 @@ if TYPE_CHECKING:
         ToolTimeoutError,
         describe,
     )
-    from mcpbridge._hints import ToolHints, tool_hints
-    from mcpbridge._hookspecs import AddCommand, BridgeObserver, hookimpl
-    from mcpbridge._httpfields import check_headers, header_problem
-    from mcpbridge._interrupts import InterruptLike, Question, pause
-    from mcpbridge._pipeline import (
+    from mcpbridge._base.httpfields import check_headers, header_problem
+    from mcpbridge._base.pipeline import (
         RequestChanges,
         TaskHandle,
         ToolCallHandler,
@@ -50,72 +41,81 @@ if TYPE_CHECKING:
         ToolCallResult,
         compose,
     )
-    from mcpbridge._plugins import PluginConfig
-    from mcpbridge._redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
-    from mcpbridge._results import STRUCTURED_CONTENT, result_text
-    from mcpbridge._schemas import schema_problems
-    from mcpbridge._selectors import ServerName, ToolSelector, selected
-    from mcpbridge._serve import to_mcp_server
-    from mcpbridge._sources import ValueSource
-    from mcpbridge._tools import MCPTool
+    from mcpbridge._base.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
+    from mcpbridge._facade.bridge import MCPBridge
+    from mcpbridge._facade.definitions import HeldTool
+    from mcpbridge._facade.serve import to_mcp_server
+    from mcpbridge._platform.claims import ClaimStore, LocalClaims
+    from mcpbridge._platform.declaration import Capability, Plugin
+    from mcpbridge._platform.hints import ToolHints, tool_hints
+    from mcpbridge._platform.hookspecs import AddCommand, BridgeObserver, hookimpl
+    from mcpbridge._platform.interrupts import InterruptLike, Question, pause
+    from mcpbridge._platform.plugins import PluginConfig
+    from mcpbridge._platform.selectors import ServerName, ToolSelector, selected
+    from mcpbridge._platform.sources import ValueSource
+    from mcpbridge._session.connections import ModernOnly
+    from mcpbridge._tools.beyond_tools import ServerInfo
+    from mcpbridge._tools.results import STRUCTURED_CONTENT, result_text
+    from mcpbridge._tools.schemas import schema_problems
+    from mcpbridge._tools.tool import MCPTool
 
 _HOMES = {
-    "ServerInfo": "_beyond_tools",
-    "ServerRequestError": "_errors",
-    "MCPBridge": "_bridge",
-    "ServerConfig": "_config",
-    "Settings": "_config",
-    "load_settings": "_config",
-    "ModernOnly": "_connections",
-    "Capability": "_declaration",
-    "Plugin": "_declaration",
-    "CannotPauseError": "_errors",
-    "ClaimStoreError": "_errors",
-    "ResumeConflictError": "_errors",
-    "ClaimStore": "_claims",
-    "LocalClaims": "_claims",
-    "ConfigError": "_errors",
-    "InvalidHeader": "_errors",
-    "InvalidToolArguments": "_errors",
-    "MCPBridgeError": "_errors",
-    "MCPToolError": "_errors",
-    "PluginError": "_errors",
-    "ServerConnectionError": "_errors",
-    "ToolCallError": "_errors",
-    "ToolTimeoutError": "_errors",
-    "describe": "_errors",
-    "ToolHints": "_hints",
-    "tool_hints": "_hints",
-    "AddCommand": "_hookspecs",
-    "BridgeObserver": "_hookspecs",
-    "HeldTool": "_definitions",
-    "hookimpl": "_hookspecs",
-    "check_headers": "_httpfields",
-    "header_problem": "_httpfields",
-    "InterruptLike": "_interrupts",
-    "Question": "_interrupts",
-    "pause": "_interrupts",
-    "RequestChanges": "_pipeline",
-    "ToolCallHandler": "_pipeline",
-    "ToolCallInterceptor": "_pipeline",
-    "ToolCallRequest": "_pipeline",
-    "ToolCallResult": "_pipeline",
-    "TaskHandle": "_pipeline",
-    "compose": "_pipeline",
-    "PluginConfig": "_plugins",
-    "RedactingFilter": "_redaction",
-    "install_log_redaction": "_redaction",
-    "redact_text": "_redaction",
-    "redact_url": "_redaction",
-    "STRUCTURED_CONTENT": "_results",
-    "result_text": "_results",
-    "schema_problems": "_schemas",
-    "ServerName": "_selectors",
-    "ToolSelector": "_selectors",
-    "selected": "_selectors",
-    "to_mcp_server": "_serve",
-    "ValueSource": "_sources",
-    "MCPTool": "_tools",
+    "ServerInfo": "_tools.beyond_tools",
+    "ServerRequestError": "_base.errors",
+    "MCPBridge": "_facade.bridge",
+    "ServerConfig": "_base.config",
+    "Settings": "_base.config",
+    "load_settings": "_base.config",
+    "ModernOnly": "_session.connections",
+    "Capability": "_platform.declaration",
+    "Plugin": "_platform.declaration",
+    "CannotPauseError": "_base.errors",
+    "ClaimStoreError": "_base.errors",
+    "ResumeConflictError": "_base.errors",
+    "ClaimStore": "_platform.claims",
+    "LocalClaims": "_platform.claims",
+    "ConfigError": "_base.errors",
+    "InvalidHeader": "_base.errors",
+    "InvalidToolArguments": "_base.errors",
+    "MCPBridgeError": "_base.errors",
+    "MCPToolError": "_base.errors",
+    "PluginError": "_base.errors",
+    "ServerConnectionError": "_base.errors",
+    "ToolCallError": "_base.errors",
+    "ToolTimeoutError": "_base.errors",
+    "describe": "_base.errors",
+    "ToolHints": "_platform.hints",
+    "tool_hints": "_platform.hints",
+    "AddCommand": "_platform.hookspecs",
+    "BridgeObserver": "_platform.hookspecs",
+    "HeldTool": "_facade.definitions",
+    "hookimpl": "_platform.hookspecs",
+    "check_headers": "_base.httpfields",
+    "header_problem": "_base.httpfields",
+    "InterruptLike": "_platform.interrupts",
+    "Question": "_platform.interrupts",
+    "pause": "_platform.interrupts",
+    "RequestChanges": "_base.pipeline",
+    "ToolCallHandler": "_base.pipeline",
+    "ToolCallInterceptor": "_base.pipeline",
+    "ToolCallRequest": "_base.pipeline",
+    "ToolCallResult": "_base.pipeline",
+    "TaskHandle": "_base.pipeline",
+    "compose": "_base.pipeline",
+    "PluginConfig": "_platform.plugins",
+    "RedactingFilter": "_base.redaction",
+    "install_log_redaction": "_base.redaction",
+    "redact_text": "_base.redaction",
+    "redact_url": "_base.redaction",
+    "STRUCTURED_CONTENT": "_tools.results",
+    "result_text": "_tools.results",
+    "schema_problems": "_tools.schemas",
+    "ServerName": "_platform.selectors",
+    "ToolSelector": "_platform.selectors",
+    "selected": "_platform.selectors",
+    "to_mcp_server": "_facade.serve",
+    "ValueSource": "_platform.sources",
+    "MCPTool": "_tools.tool",
 }
 
 __all__ = [

@@ -15,7 +15,7 @@ from mcpbridge_approval import APPROVE, create_approval_resume
 from pydantic import ValidationError
 
 from mcpbridge import CannotPauseError, MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
-from mcpbridge._config import build_settings
+from mcpbridge._base.config import build_settings
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 
 from . import approval_servers

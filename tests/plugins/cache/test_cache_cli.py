@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpbridge._cli import main
+from mcpbridge._facade.cli import main
 
 
 def write(tmp_path: Path, cache: str, rules: str = "") -> str:

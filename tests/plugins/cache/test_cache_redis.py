@@ -20,7 +20,7 @@ import pytest
 from redis.asyncio import Redis
 
 from mcpbridge import ConfigError, MCPBridge
-from mcpbridge._cli import main
+from mcpbridge._facade.cli import main
 from mcpbridge.testing import make_runtime
 
 from .conftest import READS, SECRET, BridgeMaker, cache_entries, call, text
@@ -122,7 +122,7 @@ def test_cli_clears_redis(tmp_path: Path, redis_url: str, namespace: str, capsys
     command = [
         sys.executable,
         "-m",
-        "mcpbridge._cli",
+        "mcpbridge._facade.cli",
         "cache",
         "clear",
         "--config",

@@ -12,7 +12,7 @@ import mcpbridge_headers
 import pytest
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallError, ToolCallHandler, ToolCallRequest
-from mcpbridge._config import build_settings
+from mcpbridge._base.config import build_settings
 from mcpbridge.testing import make_runtime, make_tool_call
 from tests.conftest import stdio_config
 from tests.plugins.headers.conftest import RecordingServer

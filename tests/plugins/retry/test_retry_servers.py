@@ -13,7 +13,7 @@ import mcpbridge_retry
 import pytest
 
 from mcpbridge import MCPBridge, MCPTool, ServerConnectionError, ToolCallHandler, ToolCallRequest
-from mcpbridge._config import build_settings
+from mcpbridge._base.config import build_settings
 from mcpbridge.testing import make_runtime, make_tool_call
 from tests.conftest import ROOT, serve_http
 from tests.plugins.retry.servers import Flaky, calls

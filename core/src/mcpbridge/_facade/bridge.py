@@ -16,7 +16,18 @@ from mcp.client.session import ClientSession
 from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate, Root, Tool
 from pydantic import ValidationError
 
-from mcpbridge._beyond_tools import (
+from mcpbridge._base.config import ServerConfig, Settings, build_settings, expand_env, load_settings
+from mcpbridge._base.errors import ConfigError, ServerConnectionError
+from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
+from mcpbridge._base.redaction import install_log_redaction
+from mcpbridge._facade.definitions import HeldTool, ToolDefinitions
+from mcpbridge._facade.listing import ToolNames
+from mcpbridge._platform.claims import LOCAL_CLAIMS, ClaimStore, claiming
+from mcpbridge._platform.plugins import PluginHost
+from mcpbridge._platform.roots import RootConfig, Roots, roots_changed
+from mcpbridge._session.connections import Connection
+from mcpbridge._session.loops import HomeLoop, paced
+from mcpbridge._tools.beyond_tools import (
     ServerInfo,
     all_prompts,
     all_resource_templates,
@@ -25,20 +36,9 @@ from mcpbridge._beyond_tools import (
     to_blobs,
     to_messages,
 )
-from mcpbridge._claims import LOCAL_CLAIMS, ClaimStore, claiming
-from mcpbridge._config import ServerConfig, Settings, build_settings, expand_env, load_settings
-from mcpbridge._connections import Connection
-from mcpbridge._definitions import HeldTool, ToolDefinitions
-from mcpbridge._errors import ConfigError, ServerConnectionError
-from mcpbridge._listing import ToolNames
-from mcpbridge._loops import HomeLoop, paced
-from mcpbridge._pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
-from mcpbridge._plugins import PluginHost
-from mcpbridge._redaction import install_log_redaction
-from mcpbridge._roots import RootConfig, Roots, roots_changed
-from mcpbridge._schema_cost import SchemaOverBound
-from mcpbridge._schemas import ToolSchema
-from mcpbridge._tools import MCPTool, ToolBinding
+from mcpbridge._tools.schema_cost import SchemaOverBound
+from mcpbridge._tools.schemas import ToolSchema
+from mcpbridge._tools.tool import MCPTool, ToolBinding
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

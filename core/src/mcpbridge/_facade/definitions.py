@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 from mcp.types import Tool
 
-from mcpbridge._config import Settings
-from mcpbridge._hints import ToolHints, annotated_as, contradictory, most_cautious, tool_hints
-from mcpbridge._hookspecs import BridgeObserver
-from mcpbridge._loops import paced
-from mcpbridge._pins import Definition, PinStore, pins_path
+from mcpbridge._base.config import Settings
+from mcpbridge._facade.pins import Definition, PinStore, pins_path
+from mcpbridge._platform.hints import ToolHints, annotated_as, contradictory, most_cautious, tool_hints
+from mcpbridge._platform.hookspecs import BridgeObserver
+from mcpbridge._session.loops import paced
 
 logger = logging.getLogger(__name__)
 

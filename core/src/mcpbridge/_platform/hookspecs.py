@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import pluggy
 
 if TYPE_CHECKING:
-    from mcpbridge._claims import ClaimStore
-    from mcpbridge._config import ServerConfig
-    from mcpbridge._pipeline import ToolCallInterceptor
-    from mcpbridge._plugins import PluginConfig
+    from mcpbridge._base.config import ServerConfig
+    from mcpbridge._base.pipeline import ToolCallInterceptor
+    from mcpbridge._platform.claims import ClaimStore
+    from mcpbridge._platform.plugins import PluginConfig
 
 PROJECT = "mcpbridge"
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -30,9 +30,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from mcpbridge._errors import ClaimStoreError, ResumeConflictError, ServerConnectionError, describe
-from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
-from mcpbridge._redaction import redact_text
+from mcpbridge._base.errors import ClaimStoreError, ResumeConflictError, ServerConnectionError, describe
+from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge._base.redaction import redact_text
 
 logger = logging.getLogger(__name__)
 

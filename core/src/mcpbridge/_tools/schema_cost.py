@@ -14,30 +14,9 @@ bound passed, so the measure itself costs at most about the bound.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-DEFAULT_MAX_SCHEMA_DEPTH = 64
-DEFAULT_MAX_SCHEMA_REFS = 1000
-DEFAULT_MAX_SCHEMA_BYTES = 128 * 1024
-DEFAULT_MAX_ARGUMENT_DEPTH = 64
-SENDABLE_DEPTH = 200
-"""The deepest any value a call sends may nest: the SDK's serializer (pydantic) refuses
-values nested past ~254 levels, in the caller's task or the transport's, and so does
-LangGraph's checkpointer (ormsgpack); this leaves room for the request's own envelope."""
-
-
-@dataclass(frozen=True, slots=True)
-class SchemaBounds:
-    """The most an input schema may cost, with its references inlined (settings
-    `max_schema_depth`, `max_schema_refs`, `max_schema_bytes`)."""
-
-    max_depth: int = DEFAULT_MAX_SCHEMA_DEPTH
-    """Nesting of objects and arrays."""
-    max_refs: int = DEFAULT_MAX_SCHEMA_REFS
-    """References inlined."""
-    max_bytes: int = DEFAULT_MAX_SCHEMA_BYTES
-    """Size as compact JSON (strings counted by their length)."""
+from mcpbridge._base.bounds import SchemaBounds
 
 
 class SchemaCost(NamedTuple):

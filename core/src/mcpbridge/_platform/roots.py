@@ -21,7 +21,7 @@ from mcp.types import InputRequiredResult, ListRootsRequest, ListRootsResult, Ro
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest
 
 MAX_ROOTS_ROUNDS = 8
 """Rounds of roots questions answered for one call before the result goes up as it is."""

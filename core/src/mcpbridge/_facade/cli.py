@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcpbridge._errors import MCPBridgeError, PluginError
-from mcpbridge._hookspecs import AddCommand
+from mcpbridge._base.errors import MCPBridgeError, PluginError
+from mcpbridge._platform.hookspecs import AddCommand
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(options, "run"):
         parser.print_help()
         return 2
-    from mcpbridge._redaction import install_log_redaction
+    from mcpbridge._base.redaction import install_log_redaction
 
     install_log_redaction()
     try:
@@ -80,8 +80,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _settings(options: argparse.Namespace, *, required: bool) -> Any:
-    from mcpbridge._config import DEFAULT_CONFIG_FILE, Settings, load_settings
-    from mcpbridge._redaction import install_log_redaction
+    from mcpbridge._base.config import DEFAULT_CONFIG_FILE, Settings, load_settings
+    from mcpbridge._base.redaction import install_log_redaction
 
     if options.config is None and not Path(DEFAULT_CONFIG_FILE).is_file() and not required:
         return Settings()
@@ -91,7 +91,7 @@ def _settings(options: argparse.Namespace, *, required: bool) -> Any:
 
 
 def _plugins(options: argparse.Namespace) -> int:
-    from mcpbridge._plugins import PluginHost
+    from mcpbridge._platform.plugins import PluginHost
 
     host = PluginHost(_settings(options, required=False))
     try:
@@ -121,7 +121,7 @@ def _plugins(options: argparse.Namespace) -> int:
 
 
 def _tools(options: argparse.Namespace) -> int:
-    from mcpbridge._bridge import MCPBridge
+    from mcpbridge._facade.bridge import MCPBridge
 
     async def run() -> tuple[list[Any], Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
@@ -152,8 +152,8 @@ def _tools(options: argparse.Namespace) -> int:
 
 
 def _call(options: argparse.Namespace) -> int:
-    from mcpbridge._bridge import MCPBridge
-    from mcpbridge._errors import ConfigError
+    from mcpbridge._base.errors import ConfigError
+    from mcpbridge._facade.bridge import MCPBridge
 
     try:
         arguments = json.loads(options.arguments)
@@ -180,8 +180,8 @@ def _call(options: argparse.Namespace) -> int:
 def _each_server(options: argparse.Namespace, listing: Callable[[Any, str], Any]) -> dict[str, Any]:
     """`listing(bridge, server)` for SERVER or every server; a server that answers with an
     error (one without resources, say) is reported on stderr and left out."""
-    from mcpbridge._bridge import MCPBridge
-    from mcpbridge._errors import ServerRequestError
+    from mcpbridge._base.errors import ServerRequestError
+    from mcpbridge._facade.bridge import MCPBridge
 
     async def run() -> dict[str, Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
@@ -228,7 +228,7 @@ def _resources(options: argparse.Namespace) -> int:
 
 
 def _read(options: argparse.Namespace) -> int:
-    from mcpbridge._errors import ConfigError
+    from mcpbridge._base.errors import ConfigError
 
     if not options.server:
         raise ConfigError("--read needs the SERVER whose resource it is: `mcpbridge resources SERVER --read URI`")
@@ -272,7 +272,7 @@ def _prompts(options: argparse.Namespace) -> int:
 
 def _redacted(text: str) -> str:
     """An error text with server URLs' credentials and known secrets hidden, shown safely."""
-    from mcpbridge._redaction import install_log_redaction, redact_text
+    from mcpbridge._base.redaction import install_log_redaction, redact_text
 
     return _shown(redact_text(text, install_log_redaction().secrets), lines=True)
 
@@ -315,8 +315,8 @@ def _first_line(text: str | None) -> str:
 def _add_plugin_commands(add_command: AddCommand) -> None:
     """Sub-commands of the installed plugins (`mcpbridge_commands`). A plugin that cannot
     even load is reported once and left out, so the built-in commands keep working."""
-    from mcpbridge._config import Settings
-    from mcpbridge._plugins import PluginHost
+    from mcpbridge._base.config import Settings
+    from mcpbridge._platform.plugins import PluginHost
 
     try:
         PluginHost(Settings()).commands(add_command)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
-from mcpbridge._pipeline import ToolCallRequest
+from mcpbridge._base.pipeline import ToolCallRequest
 
 Origin = Literal["context", "state", "config", "header"]
 _ORIGINS: tuple[Origin, ...] = ("context", "state", "config", "header")

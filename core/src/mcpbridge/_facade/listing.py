@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from mcpbridge._definitions import shown
-from mcpbridge._errors import ConfigError
-from mcpbridge._loops import paced
-from mcpbridge._tools import MCPTool
+from mcpbridge._base.errors import ConfigError
+from mcpbridge._facade.definitions import shown
+from mcpbridge._session.loops import paced
+from mcpbridge._tools.tool import MCPTool
 
 logger = logging.getLogger(__name__)
 

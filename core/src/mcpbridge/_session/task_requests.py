@@ -26,7 +26,7 @@ from mcp.types import (
     TaskMetadata,
 )
 
-from mcpbridge._pipeline import TaskHandle, ToolCallRequest
+from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 
 
 async def create_task(

@@ -19,11 +19,11 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import Interrupt, interrupt
 from pydantic import AfterValidator, WithJsonSchema
 
-from mcpbridge._claims import note_resumed
-from mcpbridge._errors import CannotPauseError
+from mcpbridge._base.errors import CannotPauseError
+from mcpbridge._platform.claims import note_resumed
 
 if TYPE_CHECKING:
-    from mcpbridge._pipeline import ToolCallRequest
+    from mcpbridge._base.pipeline import ToolCallRequest
 
 PAUSE_FIX = (
     "run the tool inside a LangGraph graph that has a checkpointer, e.g. "

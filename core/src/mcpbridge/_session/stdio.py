@@ -42,8 +42,8 @@ from mcp.client._transport import TransportStreams
 from mcp.os.win32.utilities import ServerProcess
 from mcp.shared.message import SessionMessage
 
-from mcpbridge._process_group import stop_server
-from mcpbridge._redaction import capped
+from mcpbridge._base.redaction import capped
+from mcpbridge._session.process_group import stop_server
 
 logger = logging.getLogger(__name__)
 _Send = MemoryObjectSendStream[SessionMessage | Exception]

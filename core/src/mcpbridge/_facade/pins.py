@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from mcpbridge._config import Settings
-from mcpbridge._errors import ConfigError
+from mcpbridge._base.config import Settings
+from mcpbridge._base.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 

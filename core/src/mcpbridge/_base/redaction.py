@@ -12,7 +12,7 @@ Secrets reach text in three shapes, and each has its own redaction:
 (`httpx`, `httpx2`, `httpcore`, `httpcore2`), `mcp` and `mcpbridge` (and `mcpbridge_*`
 plugins) before any handler sees it. The HTTP client logs each request's full URL at INFO.
 `outward_text` applies them, with every secret the bridges of this process know, to the
-text of the bridge's errors (`mcpbridge._errors`), after cutting server text to a length.
+text of the bridge's errors (`mcpbridge._base.errors`), after cutting server text to a length.
 
 These patterns run on server text (stderr lines, log messages, error messages), so the ones
 that repeat run on RE2 (google-re2): linear in the text, whatever it holds; Python's `re`

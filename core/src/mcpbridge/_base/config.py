@@ -16,11 +16,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from mcpbridge._errors import ConfigError
-from mcpbridge._httpfields import header_problem, value_problem
-from mcpbridge._redaction import SECRET_NAME, redact_text, redact_url
-from mcpbridge._roots import RootConfig
-from mcpbridge._schema_cost import (
+from mcpbridge._base.bounds import (
     DEFAULT_MAX_ARGUMENT_DEPTH,
     DEFAULT_MAX_SCHEMA_BYTES,
     DEFAULT_MAX_SCHEMA_DEPTH,
@@ -28,6 +24,10 @@ from mcpbridge._schema_cost import (
     SENDABLE_DEPTH,
     SchemaBounds,
 )
+from mcpbridge._base.errors import ConfigError
+from mcpbridge._base.httpfields import header_problem, value_problem
+from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
+from mcpbridge._platform.roots import RootConfig
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 DEFAULT_PINS_FILE = "mcpbridge.pins.json"
@@ -246,7 +246,7 @@ class Settings(BaseModel):
 
     def secret_values(self) -> frozenset[str]:
         """Values to keep out of logs and errors: static header values, `env` values whose
-        names look secret, and credentials in server URLs (see `mcpbridge._redaction`)."""
+        names look secret, and credentials in server URLs (see `mcpbridge._base.redaction`)."""
         return frozenset(_secrets_in(self.model_dump(include={"servers"})["servers"]))
 
 

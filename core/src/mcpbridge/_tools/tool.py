@@ -20,15 +20,15 @@ from langgraph.prebuilt import ToolRuntime
 from mcp.types import CallToolResult, InputRequiredResult, Tool
 from pydantic import PrivateAttr
 
-from mcpbridge._callbacks import nobody_listens
-from mcpbridge._claims import RESUMED
-from mcpbridge._declaration import Capability
-from mcpbridge._errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
-from mcpbridge._loops import HomeLoop
-from mcpbridge._pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
-from mcpbridge._results import result_said, result_text, to_artifact, to_content_blocks
-from mcpbridge._schemas import ToolSchema
-from mcpbridge._wire import wire_problems
+from mcpbridge._base.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
+from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
+from mcpbridge._platform.claims import RESUMED
+from mcpbridge._platform.declaration import Capability
+from mcpbridge._session.loops import HomeLoop
+from mcpbridge._session.wire import wire_problems
+from mcpbridge._tools.callbacks import nobody_listens
+from mcpbridge._tools.results import result_said, result_text, to_artifact, to_content_blocks
+from mcpbridge._tools.schemas import ToolSchema
 
 
 @dataclass(frozen=True, slots=True)

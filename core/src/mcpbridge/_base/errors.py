@@ -23,7 +23,7 @@ attempts"). Anything else raised in the chain propagates to the caller.
 An error's text goes everywhere (the model's ToolMessage, spans, events, logs, the CLI) and
 often quotes a server (its stderr, its error message): so it is made safe once, here, when
 the error is built: cut to `MAX_MESSAGE_CHARS`, then cleared of URL credentials and of every
-secret the bridges of this process know (`mcpbridge._redaction.outward_text`).
+secret the bridges of this process know (`mcpbridge._base.redaction.outward_text`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 
 from langchain_core.tools import ToolException
 
-from mcpbridge._redaction import MAX_QUOTED_CHARS, outward_text
+from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
 
 MAX_MESSAGE_CHARS = 2 * MAX_QUOTED_CHARS
 """The longest error text: the bridge's own words and a quoted server text or two."""

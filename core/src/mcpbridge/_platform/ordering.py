@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 
 import pluggy
 
-from mcpbridge._declaration import Plugin
-from mcpbridge._errors import ConfigError, PluginError
+from mcpbridge._base.errors import ConfigError, PluginError
+from mcpbridge._platform.declaration import Plugin
 
 _POSITIONAL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper")
 

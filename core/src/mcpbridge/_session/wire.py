@@ -17,9 +17,8 @@ from mcp.types import INTERNAL_ERROR, ErrorData
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from mcpbridge._pipeline import ToolCallRequest
-from mcpbridge._schema_cost import SENDABLE_DEPTH
-from mcpbridge._schemas import nesting_problem
+from mcpbridge._base.bounds import SENDABLE_DEPTH, nesting_problem
+from mcpbridge._base.pipeline import ToolCallRequest
 
 logger = logging.getLogger(__name__)
 

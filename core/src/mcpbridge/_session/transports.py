@@ -27,8 +27,8 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
-from mcpbridge._config import ServerConfig
-from mcpbridge._stdio import StdioTransport
+from mcpbridge._base.config import ServerConfig
+from mcpbridge._session.stdio import StdioTransport
 
 T = TypeVar("T")
 

@@ -17,13 +17,13 @@ from typing import Any
 import pluggy
 from pydantic import BaseModel, ValidationError
 
-from mcpbridge import _hookspecs as hookspecs
-from mcpbridge._claims import ClaimStore
-from mcpbridge._config import ServerConfig, Settings
-from mcpbridge._declaration import DECLARATION, Capability, Plugin, declaration_of
-from mcpbridge._errors import ConfigError, PluginError
-from mcpbridge._ordering import chain_order, refuse_positional_options
-from mcpbridge._pipeline import ToolCallInterceptor, tracing
+from mcpbridge._base.config import ServerConfig, Settings
+from mcpbridge._base.errors import ConfigError, PluginError
+from mcpbridge._base.pipeline import ToolCallInterceptor, tracing
+from mcpbridge._platform import hookspecs
+from mcpbridge._platform.claims import ClaimStore
+from mcpbridge._platform.declaration import DECLARATION, Capability, Plugin, declaration_of
+from mcpbridge._platform.ordering import chain_order, refuse_positional_options
 
 logger = logging.getLogger(__name__)
 

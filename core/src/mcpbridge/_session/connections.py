@@ -47,10 +47,8 @@ from mcp.types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from mcpbridge._beyond_tools import log_to_python, wanted_level
-from mcpbridge._config import ServerConfig
-from mcpbridge._declaration import Capability
-from mcpbridge._errors import (
+from mcpbridge._base.config import ServerConfig
+from mcpbridge._base.errors import (
     ConfigError,
     InvalidToolArguments,
     ServerConnectionError,
@@ -59,11 +57,13 @@ from mcpbridge._errors import (
     describe,
     error_text,
 )
-from mcpbridge._httpfields import check_headers
-from mcpbridge._pipeline import TaskHandle, ToolCallRequest
-from mcpbridge._task_requests import create_task, task_getter, task_handle
-from mcpbridge._transports import Link, call_headers, open_transport
-from mcpbridge._wire import request_problems, sendable_answers
+from mcpbridge._base.httpfields import check_headers
+from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
+from mcpbridge._platform.declaration import Capability
+from mcpbridge._session.server_logs import log_to_python, wanted_level
+from mcpbridge._session.task_requests import create_task, task_getter, task_handle
+from mcpbridge._session.transports import Link, call_headers, open_transport
+from mcpbridge._session.wire import request_problems, sendable_answers
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

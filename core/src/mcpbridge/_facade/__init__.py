@@ -1,0 +1,2 @@
+"""The façade (top layer): `MCPBridge`, which ties sessions, tools and plugins together,
+what it does when it lists tools (collisions, changed definitions, pins), and the CLI."""
