@@ -51,7 +51,7 @@ async def test_async_with_closes_the_sessions(math_url: str) -> None:
     """Differs by design: the adapters refuse `async with`; here it closes the sessions."""
     async with MultiServerMCPClient({"math": {"url": math_url, "transport": "http"}}, plugins=[]) as client:
         assert len(await client.get_tools()) == 2
-    assert not any(c.connected for c in client.bridge.connections.values())
+    assert not any(c.connected for c in client.bridge._connections.values())
     assert len(await client.get_tools()) == 2  # usable again: sessions reopen
     await client.aclose()
 

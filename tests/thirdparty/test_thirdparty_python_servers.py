@@ -23,7 +23,7 @@ async def test_time_everyday_calls(time_server: Callable[[str], dict[str, Any]],
         tools = await tools_of(bridge)
         assert {"get_current_time", "convert_time"} <= set(tools)
         assert tools["get_current_time"].metadata["annotations"]["readOnlyHint"] is True
-        session = await bridge.connections["time"].session()
+        session = await bridge.session("time")
         assert session.protocol_version == ("2026-07-28" if version == CURRENT else "2025-11-25")
 
         now = await invoke(bridge, "get_current_time", {"timezone": "Europe/Oslo"})
@@ -78,7 +78,7 @@ async def test_mcp1_server_connects_quietly_in_auto_mode(
     config = time_server(LEGACY) if server == "time" else git_server(LEGACY)
     capfd.readouterr()
     async with MCPBridge({server: config}, plugins=[]) as bridge:
-        assert (await bridge.connections[server].session()).protocol_version == "2025-11-25"
+        assert (await bridge.session(server)).protocol_version == "2025-11-25"
         if server == "time":
             answer = await invoke(bridge, "get_current_time", {"timezone": "Etc/UTC"})
         else:

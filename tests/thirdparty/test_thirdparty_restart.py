@@ -27,7 +27,7 @@ async def test_everything_restarted_next_call_succeeds(everything_http: NodeHTTP
         assert after.status == "success", text(after)
         assert text(after) == "Echo: after"
         assert time.monotonic() - started < 5
-        assert bridge.connections["ev"].connected
+        assert bridge._connections["ev"].connected
         again = await invoke(bridge, "get-sum", {"a": 1, "b": 2})
         assert again.status == "success", text(again)
 

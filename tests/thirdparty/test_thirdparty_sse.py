@@ -67,7 +67,7 @@ async def test_sse_server_gone_and_back(everything_sse: NodeSSEServer) -> None:
     """The end of the SSE stream is noticed while idle; the next call opens a new session."""
     async with MCPBridge({"ev": everything_sse.config}, plugins=[], timeout=10) as bridge:
         assert text(await invoke(bridge, "echo", {"message": "before"})) == "Echo: before"
-        connection = bridge.connections["ev"]
+        connection = bridge._connections["ev"]
         everything_sse.kill()
         for _ in range(100):
             if not connection.connected:

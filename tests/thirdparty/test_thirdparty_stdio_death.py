@@ -22,7 +22,7 @@ async def killed_while_idle(
 ) -> Any:
     """Call `first`, kill the server, wait for the bridge to notice, call `then`."""
     async with MCPBridge({"server": config}, plugins=[], timeout=10) as bridge:
-        connection = bridge.connections["server"]
+        connection = bridge._connections["server"]
         before = await invoke(bridge, *first)
         assert before.status == "success", text(before)
         assert connection.connected
@@ -55,7 +55,7 @@ async def test_time_killed_while_idle(time_server: Callable[[str], dict[str, Any
 
 async def test_in_flight_call_fails_fast_when_the_server_dies(everything_stdio: dict[str, Any]) -> None:
     async with MCPBridge({"ev": everything_stdio}, plugins=[], timeout=30) as bridge:
-        connection = bridge.connections["ev"]
+        connection = bridge._connections["ev"]
         pending = asyncio.ensure_future(invoke(bridge, "trigger-long-running-operation", {"duration": 20, "steps": 20}))
         await asyncio.sleep(0.5)
         assert not pending.done()

@@ -78,7 +78,7 @@ async def test_cancelling_the_run_cancels_the_task(everything_stdio: dict[str, A
         with pytest.raises(asyncio.CancelledError):
             await running
         # The server says what became of the task: ask it directly on the same session.
-        session = await bridge.connections["ev"].session()
+        session = await bridge.session("ev")
         tasks = await session.send_request(ListTasksRequest(), ListTasksResult)
         seen = [(t.task_id, {"status": t.status}) for t in tasks.tasks]
     assert [status["status"] for _, status in seen] == ["cancelled"], seen

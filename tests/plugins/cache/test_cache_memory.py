@@ -160,7 +160,7 @@ async def test_a_hit_is_a_fresh_copy(cached_bridge: BridgeMaker, calls: Counter[
     async with cached_bridge(rules=READS) as bridge:
         [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
         [cache] = mcpbridge_cache.interceptors_of(bridge)
-        server = bridge.connections["s"].call_tool
+        server = bridge._connections["s"].call_tool
 
         def request() -> ToolCallRequest:
             return ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)
@@ -185,7 +185,7 @@ async def test_hits_and_misses_are_notified(cached_bridge: BridgeMaker) -> None:
         [cache] = mcpbridge_cache.interceptors_of(bridge)
         for _ in range(2):
             request = ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)
-            await listen(request, lambda r: cache(r, bridge.connections["s"].call_tool))
+            await listen(request, lambda r: cache(r, bridge._connections["s"].call_tool))
     assert [event for event, _ in seen] == ["cache.miss", "cache.hit"]
     assert seen[1][1]["server_name"] == "s"
     assert seen[1][1]["name"] == "lookup"
@@ -205,7 +205,7 @@ async def test_interrupts_pass_through_and_free_the_flight(cached_bridge: Bridge
             if interrupting:
                 interrupting = False
                 raise GraphInterrupt(())
-            return await bridge.connections["s"].call_tool(request)
+            return await bridge._connections["s"].call_tool(request)
 
         def request() -> ToolCallRequest:
             return ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)

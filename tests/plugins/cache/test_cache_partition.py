@@ -123,7 +123,7 @@ async def test_identity_sources(
                 "lookup", {"q": "x"}, "s", headers=where.get("headers"), runtime=runtime, tool=tool.binding.tool
             )
             # the in-process server carries no headers: drop them after the cache has read them
-            await cache(request, lambda r: bridge.connections["s"].call_tool(r.override(headers=None)))
+            await cache(request, lambda r: bridge._connections["s"].call_tool(r.override(headers=None)))
             return bool(request.artifact[0]["hit"])
 
         assert [await ask(same), await ask(same), await ask(other), await ask(other)] == [False, True, False, True]

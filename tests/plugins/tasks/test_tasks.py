@@ -184,7 +184,7 @@ async def test_a_modern_session_says_tasks_need_legacy_mode() -> None:
     async with MCPBridge({"jobs": {"server": server}}, plugins=[mcpbridge_tasks]) as modern:
         await modern.list_tools()
         request = ToolCallRequest(name="quick", args={"text": "a"}, server_name="jobs")
-        answer = await modern.connections["jobs"].call_tool(request.override(task=TaskMetadata()))
+        answer = await modern._connections["jobs"].call_tool(request.override(task=TaskMetadata()))
     assert isinstance(answer, CallToolResult)
     assert answer.is_error
     assert 'mode = "legacy"' in str(answer.content)

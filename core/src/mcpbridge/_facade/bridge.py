@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import os
+import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -84,7 +85,7 @@ class MCPBridge:
         """Where resumed calls are claimed, so that one worker runs each (see `_claims`)."""
         configured = self.settings.servers.items()
         self._roots = {name: Roots(name, server.roots) for name, server in configured if server.roots is not None}
-        self.connections = {
+        self._connections = {
             name: Connection(
                 name,
                 server,
@@ -126,6 +127,22 @@ class MCPBridge:
         `MCPBridge(interceptors=...)`), as `mcpbridge plugins` shows them."""
         return self.plugins.config.chain
 
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """The configured servers' names, in config order."""
+        return tuple(self._connections)
+
+    @property
+    def connections(self) -> Mapping[str, Connection]:
+        """Deprecated (the internal connections): use `servers` and `await session(server)`."""
+        warnings.warn(
+            "MCPBridge.connections is deprecated and goes in the next release: use `bridge.servers` "
+            "for the names and `await bridge.session(server)` for a server's live ClientSession",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._connections
+
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> MCPBridge:
         """A bridge built from `mcpbridge.toml` (or a pyproject's `[tool.mcpbridge]`)."""
@@ -164,7 +181,7 @@ class MCPBridge:
         self._home.stop_thread()
 
     async def _close_all(self) -> None:
-        await asyncio.gather(*(c.aclose() for c in self.connections.values()))
+        await asyncio.gather(*(c.aclose() for c in self._connections.values()))
         await self.claims.aclose()
         await self.plugins.teardown()
 
@@ -198,11 +215,11 @@ class MCPBridge:
         raise ConfigError(held or f"server {server!r} has no tool {name!r}; its tools: {known}")
 
     async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
-        names = list(servers) if servers is not None else list(self.connections)
+        names = list(servers) if servers is not None else list(self._connections)
         for name in names:
             self._connection(name)
         listed = await asyncio.gather(
-            *(self.connections[name].list_tools(refresh=refresh) for name in names), return_exceptions=True
+            *(self._connections[name].list_tools(refresh=refresh) for name in names), return_exceptions=True
         )
         tools: list[MCPTool] = []
         for name, result in zip(names, listed, strict=True):
@@ -231,6 +248,12 @@ class MCPBridge:
         return await self._home.submit(self._definitions.accept(selection))
 
     # -- beyond tools: server info, resources, prompts ---------------------------------
+
+    async def session(self, server: str) -> ClientSession:
+        """The live, initialized mcp `ClientSession` of `server` (opened if needed, and shared:
+        it stays open until the bridge closes), for requests the bridge has no method for.
+        Use it on the bridge's loop (in `async with MCPBridge(...)`)."""
+        return await self._home.submit(self._connection(server).session())
 
     async def server_info(self, server: str) -> ServerInfo:
         """What `server` says about itself (name, version, title, `instructions` for a system
@@ -310,7 +333,7 @@ class MCPBridge:
             problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
             raise ConfigError(f"set_roots for server {server!r}: {problems}") from None
         found.set(checked)
-        connection = self.connections[server]
+        connection = self._connections[server]
         if connection.connected:
             await self._home.submit(connection.request("notifications/roots/list_changed", roots_changed))
 
@@ -320,9 +343,9 @@ class MCPBridge:
         return self._connection(server).calls_in_flight
 
     def _connection(self, server: str) -> Connection:
-        connection = self.connections.get(server)
+        connection = self._connections.get(server)
         if connection is None:
-            raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(self.connections) or 'none'}")
+            raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(self.servers) or 'none'}")
         return connection
 
     def _tool(self, server: str, mcp_tool: Tool) -> MCPTool | None:
@@ -361,7 +384,7 @@ class MCPBridge:
         """The interceptor chain around `server`'s session, composed once for all its tools."""
         handler = self._handlers.get(server)
         if handler is None:
-            connection = self.connections[server]
+            connection = self._connections[server]
             roots = self._roots.get(server)
             terminal = roots.answering(connection.call_tool) if roots is not None else connection.call_tool
             handler = self._handlers[server] = compose(self.interceptors, claiming(terminal, self.claims))

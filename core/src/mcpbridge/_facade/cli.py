@@ -185,7 +185,7 @@ def _each_server(options: argparse.Namespace, listing: Callable[[Any, str], Any]
 
     async def run() -> dict[str, Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
-            names = [options.server] if options.server else list(bridge.connections)
+            names = [options.server] if options.server else list(bridge.servers)
             found: dict[str, Any] = {}
             for name in names:
                 try:

@@ -120,7 +120,7 @@ class MultiServerMCPClient:
         """The server's live, initialized mcp `ClientSession` (shared: it stays open after
         the block; `auto_initialize` is accepted and has nothing to do)."""
         self._known(server_name)
-        session = await self.bridge.connections[server_name].session()
+        session = await self.bridge.session(server_name)
         SESSIONS[session] = (self, server_name)
         yield session
 

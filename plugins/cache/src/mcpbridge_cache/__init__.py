@@ -124,7 +124,7 @@ async def clear(bridge: MCPBridge, server: str | None = None, tool: str | None =
     """Invalidate the entries of `server` / `tool` (all when both are None) in the bridge's
     cache; returns how many were removed. With Redis this clears them for every process that
     shares that Redis. Raises `StoreUnavailable` when Redis cannot be reached."""
-    check_server(server, bridge.connections)
+    check_server(server, bridge.servers)
     removed = 0
     for interceptor in interceptors_of(bridge):
         removed += await interceptor.store.clear(server, tool)

@@ -23,7 +23,7 @@ def add(add_command: AddCommand) -> None:
 
 def run(options: argparse.Namespace) -> int:
     bridge = MCPBridge(settings=load_settings(options.config), plugins=[mcpbridge_cache])
-    mcpbridge_cache.check_server(options.server, bridge.connections)
+    mcpbridge_cache.check_server(options.server, bridge.servers)
     [cache] = mcpbridge_cache.interceptors_of(bridge)
     if isinstance(cache.store, mcpbridge_cache.MemoryStore):
         print(

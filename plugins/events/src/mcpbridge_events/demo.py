@@ -8,9 +8,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+from collections.abc import Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
+from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.tools import BaseTool
 from mcp.server.mcpserver import Context, MCPServer
@@ -117,11 +119,19 @@ def demo_turns(run: int) -> list[AIMessage]:
     ]
 
 
+class DemoModel(GenericFakeChatModel):
+    """langchain-core's fake chat model, replying with `messages` in turn; the turns name the
+    tools they call, so binding tools changes nothing."""
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> DemoModel:
+        return self
+
+
 async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) -> None:
     """One run of the scripted demo agent, streamed into the inspector."""
-    from mcpbridge.testing import make_agent  # a ScriptedChatModel playing `demo_turns`
+    from langchain.agents import create_agent  # the `demo` extra
 
-    agent: Any = make_agent(demo_turns(run), tools)
+    agent: Any = create_agent(DemoModel(messages=iter(demo_turns(run))), tools)
     config = {"configurable": {"thread_id": f"inspector-demo-{run}"}}
     inputs = {"messages": [("user", "Weather in Oslo, 2 + 3, 1 / 0, the offers page, and research Oslo winters?")]}
     async for _ in inspector.track(agent.astream(inputs, config, stream_mode=["updates", "custom"])):

@@ -22,13 +22,9 @@ __all__ = [
     "TasksSettings",
 ]
 
-mcpbridge_plugin = Plugin(
-    settings=TasksSettings,
-    position=55,
-    after=("approval", "elicitation"),
-    before=("retry", "headers", "cache"),
-    answers=("tasks",),
-)
+# 57: inside the plugins that decide whether a call runs at all or answer its server's
+# questions (up to 55), outside those that repeat or decorate the creating call (60 on).
+mcpbridge_plugin = Plugin(settings=TasksSettings, position=57, answers=("tasks",))
 
 
 @hookimpl
