@@ -1,11 +1,11 @@
-"""The requests of an MCP task (protocol 2025-11-25) on a connection's session: the
-task-augmented `tools/call` that creates it and the follow-ups (`tasks/get`, `tasks/result`,
-`tasks/cancel`) its `TaskHandle` sends."""
+"""The MCP tasks client (protocol 2025-11-25) on a connection's session: the
+task-augmented `tools/call` that creates a task, and the follow-ups (`tasks/get`,
+`tasks/result`, `tasks/cancel`) its `TaskHandle` sends."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeAlias, cast
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 from mcp.client.session import ClientSession
 from mcp.types import (
@@ -25,8 +25,71 @@ from mcp.types import (
     Task,
     TaskMetadata,
 )
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
+from mcpbridge._compat import send_raw_request
+from mcpbridge._platform.declaration import Capability
+from mcpbridge._session.in_flight import progress_reporter
+from mcpbridge._session.translate import error_result
+
+T = TypeVar("T")
+
+
+class TaskConnection(Protocol):
+    """What the tasks client needs of a server's connection."""
+
+    name: str
+    timeout: float
+
+    async def session(self) -> ClientSession: ...
+
+    async def request(
+        self, what: str, send: Callable[[ClientSession], Awaitable[T]], *, headers: Mapping[str, str] | None = None
+    ) -> T: ...
+
+    async def send_for(self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]) -> T: ...
+
+
+async def run_as_task(
+    connection: TaskConnection, request: ToolCallRequest, task: TaskMetadata | str
+) -> CallToolResult | TaskHandle:
+    """Create the task (`TaskMetadata`) or look up the one with that id; the handle sends
+    its follow-up requests on the same session, with the call's headers."""
+    if (await connection.session()).protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return error_result(
+            f"MCP tool {request.name!r} on server {connection.name!r} cannot run as an MCP task: the session "
+            "speaks protocol 2026-07-28, where tasks are an extension mcpbridge does not speak yet; "
+            f'set mode = "legacy" for server {connection.name!r}'
+        )
+    limit = request.timeout or connection.timeout
+
+    def send(what: str, run: Callable[[ClientSession, float], Awaitable[Any]]) -> Awaitable[Any]:
+        return connection.request(what, lambda session: run(session, limit), headers=request.headers)
+
+    if isinstance(task, str):
+        return task_handle(await send(f"tasks/get {task}", task_getter(task)), request.name, send)
+    progress = progress_reporter(request) if request.observers else None
+
+    def create(session: ClientSession, limit: float) -> Awaitable[CallToolResult | CreateTaskResult]:
+        return create_task(session, request, task, limit, progress)
+
+    answer = await connection.send_for(request, create)
+    return answer if isinstance(answer, CallToolResult) else task_handle(answer.task, request.name, send)
+
+
+def task_only(
+    request: ToolCallRequest, server: str, unanswered: Callable[[Capability | None], str]
+) -> CallToolResult | None:
+    """The error result of an ordinary call to a tool that runs only as an MCP task
+    (`execution.taskSupport` "required"); None for any other call."""
+    execution = request.tool.execution if request.tool is not None else None
+    if execution is None or execution.task_support != "required":
+        return None
+    return error_result(
+        f"MCP tool {request.name!r} on server {server!r} runs only as an MCP task "
+        f"(execution.taskSupport 'required'): {unanswered('tasks')}"
+    )
 
 
 async def create_task(
@@ -38,7 +101,7 @@ async def create_task(
 ) -> CallToolResult | CreateTaskResult:
     """A task-augmented `tools/call`. The SDK's `send_request` checks a `tools/call` answer
     against `CallToolResult` only (mcp 2.3 has no client for 2025-11-25 tasks), so this one
-    request goes to the session's dispatcher with the same stamping; its answer is parsed
+    request is sent raw with the same stamping (`send_raw_request`); its answer is parsed
     here, and the server's error result stays an error result."""
     params = CallToolRequestParams(
         name=request.name, arguments=request.args, task=task, _meta=cast(RequestParamsMeta | None, request.meta)
@@ -47,8 +110,7 @@ async def create_task(
     options: Any = {"timeout": limit}
     if progress is not None:
         options["on_progress"] = progress
-    session._stamp(data, options)  # private SDK members: see the docstring
-    raw = await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
+    raw = await send_raw_request(session, data, options)
     if "task" in raw:
         return CreateTaskResult.model_validate(raw, by_name=False)
     return CallToolResult.model_validate(raw, by_name=False)

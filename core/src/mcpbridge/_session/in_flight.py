@@ -1,0 +1,96 @@
+"""The tool calls on their way on one session, and what reaches them from the session as a
+whole rather than from their own answer: the server's log messages, its questions to the
+client (elicitation, sampling) and progress.
+
+A call stays registered until its answer, or its failure, comes back: when the transport
+breaks, the SDK fails every request still waiting, so the registry empties with it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from mcp.types import LoggingMessageNotificationParams
+
+from mcpbridge._base.pipeline import ToolCallRequest
+from mcpbridge._session.server_logs import log_to_python
+
+logger = logging.getLogger(__name__)
+
+ASKING = {"elicitation_callback": "elicitation", "sampling_callback": "sampling"}
+"""Client callbacks through which a server asks for an answer from a person or a model."""
+
+
+class InFlight:
+    """The tool calls sent on one server's session that have not been answered yet, with the
+    context of those that have observers (events reach observers in their call's context)."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self._calls: dict[object, tuple[ToolCallRequest, contextvars.Context | None]] = {}
+        self.asked: Counter[str] = Counter()
+        """Requests the server made of the client that may involve a person or a model, by kind."""
+
+    @property
+    def calls(self) -> tuple[ToolCallRequest, ...]:
+        return tuple(request for request, _ in self._calls.values())
+
+    def counting(self, option: str, value: Any) -> Any:
+        """`value` itself, or for a callback through which the server asks (`ASKING`) a
+        wrapper that counts its questions, so calls can tell that the server asked."""
+        kind = ASKING.get(option)
+        if kind is None:
+            return value
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            self.asked[kind] += 1
+            return await value(*args, **kwargs)
+
+        return counted
+
+    @contextmanager
+    def tracking(self, request: ToolCallRequest) -> Iterator[None]:
+        """Register `request` while it runs; if the server asked the client (a person, a
+        model) meanwhile, its observers hear `server.asked`: this call or another on the same
+        session asked, so the answer is not this call's alone to share."""
+        key = object()
+        observed = bool(request.observers)
+        self._calls[key] = (request, contextvars.copy_context() if observed else None)
+        asked = self.asked.copy() if observed else None
+        try:
+            yield
+        finally:
+            if asked is not None and asked != self.asked:
+                request.notify("server.asked", kinds=sorted(self.asked - asked))
+            del self._calls[key]
+
+    def server_log(self, params: LoggingMessageNotificationParams) -> None:
+        """A server's log message: to the `mcpbridge.server.<name>` logger, and as a `log` event
+        to every call in flight on this session that has observers (the notification does not
+        say which request it belongs to)."""
+        log_to_python(self.server, params)
+        event = {"level": params.level, "logger": params.logger, "data": params.data}
+        for request, context in list(self._calls.values()):
+            if context is None:
+                continue
+            for observer in request.observers:
+                try:
+                    context.run(observer, "log", dict(event))
+                except Exception:  # one observer's fault must not keep the message from the others
+                    logger.exception("mcpbridge: an observer of %s/%s failed on a log event", self.server, request.name)
+
+
+def progress_reporter(request: ToolCallRequest) -> Any:
+    """Progress arrives on whatever task reads the transport (for stdio, not the caller's):
+    report it in the context of the call it belongs to, so observers see that call's run."""
+    context = contextvars.copy_context()
+
+    async def report(progress: float, total: float | None, message: str | None) -> None:
+        context.run(request.notify, "progress", progress=progress, total=total, message=message)
+
+    return report

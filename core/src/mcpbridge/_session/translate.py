@@ -1,0 +1,189 @@
+"""Foreign errors as the bridge's own, in one place: what the mcp SDK, httpx, anyio, the OS
+and pydantic raise while a session opens or a request waits for its answer becomes one of
+`mcpbridge._base.errors`, or, for a tool call, an error result.
+
+The rule: an error the server sends is that server's answer to that one call (an error
+`CallToolResult` for a tool call, a `ServerRequestError` for any other request); only a
+transport that really ended is a `ServerConnectionError` (the session is dropped, the next
+call reconnects), and only a wait that really expired is a `ToolTimeoutError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar, cast, get_args
+
+import anyio
+import httpx2
+from mcp import MCPError
+from mcp.types import (
+    CONNECTION_CLOSED,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    TextContent,
+)
+from pydantic import ValidationError
+
+from mcpbridge._base.errors import ServerConnectionError, ServerRequestError, ToolTimeoutError, error_text
+from mcpbridge._platform.declaration import Capability
+from mcpbridge._session.transports import Link
+
+T = TypeVar("T")
+
+WEDGED_AFTER = 1.0
+"""Seconds a write may wait for the server to take it (stdio: read its stdin) before a
+request's timeout drops the session as wedged: a server that reads nothing for that long
+holds every request queued behind the write."""
+
+TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+    httpx2.TransportError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    OSError,
+    BaseExceptionGroup,
+)
+"""What a transport raises when it broke under a request."""
+
+
+class SessionGone(Exception):
+    """The server answered that it no longer knows our session: it never ran the request."""
+
+
+class Translator:
+    """The foreign errors of one server's session as the bridge's errors. `drop(link, why)`
+    drops the session behind `link` (`why` says why when its transport is still open);
+    `unanswered(capability)` hints at the plugin that answers a capability the server requires."""
+
+    def __init__(
+        self,
+        server: str,
+        drop: Callable[[Link, str | None], Awaitable[None]],
+        unanswered: Callable[[Capability | None], str],
+    ) -> None:
+        self.server = server
+        self._drop = drop
+        self._unanswered = unanswered
+
+    async def sent(
+        self,
+        call: Awaitable[T],
+        link: Link,
+        *,
+        tool: str | None = None,
+        what: str | None = None,
+        limit: float | None = None,
+    ) -> T:
+        """Await `call`, a request on the session behind `link`: of the tool call to `tool`
+        (a server's error becomes an error result; our own `limit` running out a
+        `ToolTimeoutError`), of a request named `what` (`ServerRequestError`), or of
+        listing tools (neither given). Raises `SessionGone` for a session the server forgot."""
+        started = time.monotonic()
+        try:
+            return await call
+        except MCPError as exc:
+            if link.session_gone:
+                raise SessionGone from None
+            if exc.code == REQUEST_TIMEOUT and (stalled := link.write_stalled()) >= WEDGED_AFTER:
+                # Whatever waits behind that write would time out too: drop the session.
+                await self._drop(link, f"the server read none of its stdin for {stalled:.1f} s")
+            if (
+                exc.code == REQUEST_TIMEOUT
+                and tool is not None
+                and limit is not None
+                and time.monotonic() >= started + limit  # our own wait ran out; a server's own -32001 comes sooner
+            ):
+                raise self._timed_out(tool, limit, link) from None
+            if exc.code == CONNECTION_CLOSED and (link.ended.is_set() or link.closing):
+                closed_by_us = link.closing and not link.broke
+                await self._drop(link, None)  # waits for the transport to end: the exit code is known after
+                reason = "the bridge is closing" if closed_by_us else link.end_reason()
+                raise ServerConnectionError(self.server, reason, name=tool) from exc
+            if what is not None:
+                raise ServerRequestError(self.server, what, f"{exc.message} (code {exc.code})", code=exc.code) from exc
+            if tool is None:
+                raise ServerConnectionError(self.server, exc) from exc
+            missing = exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+            hint = f". {self._unanswered(_required_capability(exc.data))}" if missing else ""
+            return cast(
+                T,
+                error_result(
+                    f"MCP server {self.server!r} answered the call to {tool!r} with an error: "
+                    f"{exc.message} (code {exc.code}){hint}"
+                ),
+            )
+        except ValidationError as exc:
+            problem = _first_problem(exc)
+            if what is not None:
+                raise ServerRequestError(self.server, what, f"malformed result: {problem}") from None
+            if tool is None:
+                raise ServerConnectionError(self.server, f"malformed tools/list result: {problem}") from None
+            return cast(T, self._malformed(tool, problem))
+        except TRANSPORT_ERRORS as exc:
+            await self._drop(link, None)
+            raise ServerConnectionError(self.server, exc, name=tool) from exc
+        except RuntimeError as exc:  # the SDK's check of structured content against the output schema
+            if what is not None:  # or an input-required result where none can be answered
+                raise ServerRequestError(self.server, what, str(exc)) from None
+            if tool is None:
+                raise
+            return cast(T, self._malformed(tool, str(exc)))
+
+    async def opened(self, opening: Awaitable[T], limit: float) -> T:
+        """Await `opening`, a session being opened within `connect_timeout` (`limit`)."""
+        try:
+            return await opening
+        except TimeoutError:
+            raise ServerConnectionError(
+                self.server, f"no answer within connect_timeout={limit:g} s", sent=False
+            ) from None
+
+    def not_opened(self, exc: BaseException, link: Link) -> ServerConnectionError:
+        """What opening the session behind `link` raised, as the error its caller gets."""
+        if isinstance(exc, asyncio.CancelledError):
+            return ServerConnectionError(self.server, "connecting was cancelled", sent=False)
+        return ServerConnectionError(self.server, link.end_reason() if _is_transport_end(exc) else exc, sent=False)
+
+    def _timed_out(self, tool: str, limit: float, link: Link) -> ToolTimeoutError:
+        error = ToolTimeoutError(self.server, tool, limit)
+        if link.broke_because:
+            error.add_note(f"{link.broke_because}; the next call starts it again")
+        return error
+
+    def _malformed(self, tool: str, problem: str) -> CallToolResult:
+        return error_result(f"MCP server {self.server!r} returned a malformed result for {tool!r}: {problem}")
+
+
+def error_result(text: str) -> CallToolResult:
+    """An error result the bridge writes itself: its text made safe like an error's."""
+    return CallToolResult(content=[TextContent(type="text", text=error_text(text))], is_error=True)
+
+
+def _is_transport_end(exc: BaseException) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_is_transport_end(inner) for inner in exc.exceptions)
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
+
+
+def _first_problem(exc: ValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "it does not match the MCP schema"
+    error = errors[0]
+    where = ".".join(str(part) for part in error["loc"]) or "result"
+    more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+    return f"{where}: {error['msg']}{more}"
+
+
+def _required_capability(data: Any) -> Capability | None:
+    """The client capability a server's "missing required client capability" error names
+    (`data.requiredCapabilities`), when it is one that plugins answer."""
+    required = data.get("requiredCapabilities") if isinstance(data, Mapping) else None
+    if isinstance(required, Mapping):
+        for capability in get_args(Capability):
+            if capability in required:
+                return cast(Capability, capability)
+    return None
