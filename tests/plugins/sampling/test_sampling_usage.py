@@ -129,3 +129,14 @@ async def test_the_chat_span_is_a_child_of_the_tool_call_span(
     chat, tool = spans["chat recorder-1"], spans["execute_tool summarize"]
     assert chat.parent is not None
     assert chat.parent.span_id == tool.context.span_id
+
+
+async def test_a_model_object_without_a_model_name_is_named_by_its_class(exporter: InMemorySpanExporter) -> None:
+    async with MCPBridge(
+        {"notes": {"server": sampling_server.build()}},
+        plugins=[mcpbridge_sampling],
+        plugin_settings={"sampling": settings(RecordingChatModel(model_name=""), exporter)},
+    ) as bridge:
+        await bridge.call_tool("notes", "summarize", {"text": "x"})
+    [span] = exporter.get_finished_spans()
+    assert span.name == "chat RecordingChatModel"  # `Runnable.get_name()`, not the private `_llm_type`

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
+from graphlib import CycleError, TopologicalSorter
 
 import pluggy
 
@@ -18,37 +19,40 @@ def chain_order(declared: Mapping[str, Plugin], explicit: Sequence[str] = ()) ->
     """Plugin names, outermost first. Names in `explicit` come first, in that order; the
     rest follow their constraints, then their position, then their name."""
     rest = [name for name in declared if name not in explicit]
-    wraps: dict[str, set[str]] = {name: set() for name in rest}  # name -> names it must wrap
+    sorter: TopologicalSorter[str] = TopologicalSorter({name: () for name in rest})  # name -> names outside it
     for name in rest:
         plugin = declared[name]
-        wraps[name].update(other for other in plugin.before if other in wraps and other != name)
+        for other in plugin.before:
+            if other in declared and other not in explicit and other != name:
+                sorter.add(other, name)
         for other in plugin.after:
-            if other in wraps and other != name:
-                wraps[other].add(name)
-    waiting = {name: 0 for name in rest}
-    for inner in wraps.values():
-        for name in inner:
-            waiting[name] += 1
-    ready = [(declared[name].position, name) for name in rest if waiting[name] == 0]
-    heapq.heapify(ready)
+            if other in declared and other not in explicit and other != name:
+                sorter.add(name, other)
+    try:
+        sorter.prepare()
+    except CycleError as exc:
+        raise _contradiction(exc.args[1][:-1]) from None
+    ready: list[tuple[int, str]] = []
     ordered: list[str] = []
-    while ready:
+    while sorter.is_active():
+        for name in sorter.get_ready():
+            heapq.heappush(ready, (declared[name].position, name))
         _, name = heapq.heappop(ready)
         ordered.append(name)
-        for wrapped in sorted(wraps[name]):
-            waiting[wrapped] -= 1
-            if waiting[wrapped] == 0:
-                heapq.heappush(ready, (declared[wrapped].position, wrapped))
-    if len(ordered) < len(rest):
-        stuck = sorted(name for name in rest if waiting[name] > 0)
-        pairs = ", ".join(
-            f"{outer} before {inner}" for outer in stuck for inner in sorted(wraps[outer]) if inner in stuck
-        )
-        raise ConfigError(
-            f"the plugins {', '.join(stuck)} declare positions that contradict each other ({pairs}): "
-            'decide with `order = [...]` in [plugins], e.g. order = ["' + '", "'.join(stuck) + '"]'
-        )
+        sorter.done(name)
     return [*explicit, *ordered]
+
+
+def _contradiction(cycle: list[str]) -> ConfigError:
+    """The error naming a cycle of constraints, each one outside the next, from its first name."""
+    first = cycle.index(min(cycle))
+    cycle = cycle[first:] + cycle[:first]
+    pairs = ", ".join(f"{outer} before {inner}" for outer, inner in zip(cycle, [*cycle[1:], cycle[0]], strict=True))
+    names = sorted(cycle)
+    return ConfigError(
+        f"the plugins {', '.join(names)} declare positions that contradict each other ({pairs}): "
+        'decide with `order = [...]` in [plugins], e.g. order = ["' + '", "'.join(names) + '"]'
+    )
 
 
 def refuse_positional_options(name: str, impl: pluggy.HookImpl) -> None:

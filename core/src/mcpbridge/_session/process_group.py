@@ -7,6 +7,9 @@ POSIX: the whole group gets SIGTERM (and SIGCONT, so a stopped member can act on
 SIGKILL after a grace period. Windows: the mcp SDK puts the server in a job object that kills
 every member when it is closed. A helper that leaves the group on purpose (a daemon that calls
 `setsid`) escapes on POSIX, as it would any process manager.
+
+The sequence and its timeouts are the mcp SDK's (`mcp.client.stdio`), written here with its
+public names; the pipe helpers below are the few lines its private ones hold.
 """
 
 from __future__ import annotations
@@ -19,12 +22,17 @@ from contextlib import suppress
 from pathlib import Path
 
 import anyio
-from mcp.client import stdio as sdk
-from mcp.os.win32.utilities import ServerProcess, close_process_job
+from anyio.abc import AsyncResource
+from mcp.client.stdio import FORCE_KILL_TIMEOUT, PROCESS_TERMINATION_TIMEOUT
+from mcp.os.win32.utilities import ServerProcess, close_process_job, terminate_windows_process_tree
+
+from mcpbridge._compat import close_subprocess_transport
 
 logger = logging.getLogger(__name__)
 
 _GROUP_POLL = 0.02
+_EXIT_POLL = 0.01
+_KILL_REAP = 2.0  # after SIGKILL, time for the event loop to see the exit (the SDK's)
 _PROC = Path("/proc")
 
 
@@ -34,19 +42,47 @@ async def stop_server(process: ServerProcess, *, graceful: bool) -> None:
     skips the wait for an exit on stdin EOF (the server stopped reading its stdin)."""
     assert process.stdin, "the server process is spawned with pipes"
     assert process.stdout, "the server process is spawned with pipes"
-    await sdk._close_pipe(process.stdin)
+    await _close_pipe(process.stdin)
     if graceful:
-        await sdk._wait_for_process_exit(process, sdk.PROCESS_TERMINATION_TIMEOUT)
+        await wait_for_exit(process, PROCESS_TERMINATION_TIMEOUT)
     if sys.platform == "win32":  # pragma: no cover - the job object ends the members
         if process.returncode is None:
-            await sdk._terminate_process_tree(process)
+            await terminate_windows_process_tree(process)
     else:
-        await end_group(process.pid, sdk.FORCE_KILL_TIMEOUT)
-    if not await sdk._wait_for_process_exit(process, sdk._KILL_REAP_TIMEOUT):
+        await end_group(process.pid, FORCE_KILL_TIMEOUT)
+    if not await wait_for_exit(process, _KILL_REAP):
         logger.warning("MCP server process %d is still alive after SIGKILL; abandoning it", process.pid)
     close_process_job(process)
-    await sdk._close_pipe(process.stdout)
-    sdk._close_subprocess_transport(process)
+    await _close_pipe(process.stdout)
+    close_subprocess_transport(process)
+
+
+async def wait_for_exit(process: ServerProcess, seconds: float) -> bool:
+    """Whether the process exited within `seconds`. Polls `returncode`: asyncio's
+    `process.wait()` also waits for the pipes' EOF, which a child holding them never sends."""
+    deadline = anyio.current_time() + seconds
+    while process.returncode is None:
+        if anyio.current_time() >= deadline:
+            return False
+        await anyio.sleep(_EXIT_POLL)
+    return True
+
+
+async def drain(process: ServerProcess) -> None:
+    """Reads and drops the server's remaining stdout until the pipe ends, so a server flushing
+    its output is not blocked on a full pipe when it should exit (shielded)."""
+    assert process.stdout
+    with (
+        anyio.CancelScope(shield=True),
+        suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError),
+    ):
+        while True:
+            await process.stdout.receive()
+
+
+async def _close_pipe(stream: AsyncResource) -> None:
+    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await stream.aclose()
 
 
 async def end_group(pgid: int, grace: float) -> None:

@@ -11,7 +11,11 @@ write returns, so a server that stops reading its stdin would hold every call (a
 call queued behind it) past its timeout. Messages queue instead, the writer feeds the pipe
 in pieces, and `write_stalled()` says how long the piece under way has waited; the
 connection drops a session whose server stopped reading (`abandon()`). On close, the
-server's whole process group ends with it (`_process_group`).
+server's whole process group ends with it (`process_group`).
+
+The spawning, the environment and the shutdown sequence are the SDK's (`mcp.client.stdio`),
+written with its public helpers only: `get_default_environment`, and on Windows the job-object
+process of `mcp.os.win32.utilities`.
 """
 
 from __future__ import annotations
@@ -31,22 +35,21 @@ from types import TracebackType
 
 import anyio
 import anyio.lowlevel
+import anyio.to_thread
 import mcp.types as types
 from anyio.abc import ByteReceiveStream, ByteSendStream
-from anyio.streams.memory import MemoryObjectSendStream
-
-# mcp is pinned >=2.3,<3, so its private stdio helpers are reused rather than copied: spawning,
-# environment and the spec shutdown sequence stay exactly the SDK's.
-from mcp.client import stdio as sdk
-from mcp.client._transport import TransportStreams
-from mcp.os.win32.utilities import ServerProcess
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client.stdio import get_default_environment
+from mcp.os.win32.utilities import ServerProcess, create_windows_process, get_windows_executable_command
 from mcp.shared.message import SessionMessage
 
 from mcpbridge._base.redaction import capped
-from mcpbridge._session.process_group import stop_server
+from mcpbridge._session.process_group import drain, stop_server, wait_for_exit
 
 logger = logging.getLogger(__name__)
 _Send = MemoryObjectSendStream[SessionMessage | Exception]
+TransportStreams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+"""What entering an mcp `Transport` gives: the session's read and write streams."""
 
 _PEEK = 4096  # bytes kept from each end of a dropped line to find its JSON-RPC id
 _STDERR_TAIL_LINES = 20
@@ -55,6 +58,7 @@ _STDERR_GRACE = 0.5  # after stdout ends, time for the last stderr lines before 
 _EXIT_POLL = 0.2
 _EXIT_IDLE = 1.0  # after the process exits, stdout silence that ends the read stream
 _WRITE_PIECE = 65536  # bytes handed to the pipe at a time; each one taken is progress
+_WRITER_FLUSH = 0.5  # on close, time for queued messages to reach stdin (the SDK's)
 
 _VALUE = rb'(?:-?\d+|"(?:[^"\\]|\\.)*")'
 # Python servers put "id" before "result"/"error" (head); node servers put it last (tail).
@@ -186,13 +190,15 @@ class StdioTransport:
     @asynccontextmanager
     async def _run(self) -> AsyncIterator[TransportStreams]:
         """The SDK's stdio_client, with our stdout reader, a stderr reader and an exit watcher."""
-        command = await sdk._get_executable_command(self.command)
-        env = sdk.get_default_environment() | (self.env or {})
+        env = get_default_environment() | (self.env or {})
         if sys.platform == "win32":  # pragma: no cover
-            process = await sdk._create_platform_compatible_process(command, self.args, env, subprocess.PIPE, self.cwd)
+            command = await anyio.to_thread.run_sync(
+                get_windows_executable_command, self.command, abandon_on_cancel=True
+            )
+            process = await create_windows_process(command, self.args, env, subprocess.PIPE, self.cwd)
         else:
             process = await anyio.open_process(
-                [command, *self.args], env=env, cwd=self.cwd, stderr=subprocess.PIPE, start_new_session=True
+                [self.command, *self.args], env=env, cwd=self.cwd, stderr=subprocess.PIPE, start_new_session=True
             )
         # No awaits until the task group is entered, or a cancellation would leak the process.
         self._process = process
@@ -206,7 +212,7 @@ class StdioTransport:
                     with reader_scope:
                         await self._pump(process, read_writer, stderr_done)
             finally:
-                await sdk._drain_stdout(process)
+                await drain(process)
 
         async def write_stdin() -> None:
             assert process.stdin
@@ -248,12 +254,13 @@ class StdioTransport:
                 with anyio.CancelScope(shield=True):  # the SDK's shutdown, every wait bounded
                     read_stream.close()
                     write_stream.close()
-                    with anyio.move_on_after(0 if self._abandoned else sdk._WRITER_FLUSH_TIMEOUT):
+                    with anyio.move_on_after(0 if self._abandoned else _WRITER_FLUSH):
                         await writer_done.wait()
                     await stop_server(process, graceful=not self._abandoned)
                     with anyio.move_on_after(_STDERR_GRACE):
                         await stderr_done.wait()
-                    await sdk._aclose_all(read_stream, write_stream, read_writer, write_reader)
+                    for stream in (read_stream, write_stream, read_writer, write_reader):
+                        await stream.aclose()
                     await anyio.lowlevel.checkpoint()
                 tg.cancel_scope.cancel()
         await anyio.lowlevel.cancel_shielded_checkpoint()
@@ -292,7 +299,7 @@ class StdioTransport:
             # Let the exit status and last stderr lines arrive before the session sees the end.
             with anyio.move_on_after(_STDERR_GRACE):
                 await stderr_done.wait()
-            await sdk._wait_for_process_exit(process, _STDERR_GRACE)
+            await wait_for_exit(process, _STDERR_GRACE)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass  # our shutdown closed stdout, or the session is gone
         except OSError:

@@ -25,10 +25,14 @@ import anyio
 import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
 from mcpbridge._base.config import ServerConfig
 from mcpbridge._session.stdio import StdioTransport
+
+HTTP_TIMEOUT = 30.0
+"""Seconds for an HTTP connect, write or pool wait (the mcp SDK's HTTP client default)."""
+HTTP_READ_TIMEOUT = 300.0
+"""Seconds a response stream may stay silent (the SDK's default: a server may hold one open)."""
 
 T = TypeVar("T")
 
@@ -101,8 +105,8 @@ async def open_transport(
         sse = sse_client(
             url,
             headers=dict(config.headers),
-            timeout=MCP_DEFAULT_TIMEOUT,
-            sse_read_timeout=MCP_DEFAULT_SSE_READ_TIMEOUT,
+            timeout=HTTP_TIMEOUT,
+            sse_read_timeout=HTTP_READ_TIMEOUT,
             httpx_client_factory=hooked_client,
             auth=config.auth,
         )
@@ -113,7 +117,7 @@ async def open_transport(
         return _watched(sse, link)
     http = hooked_client(
         headers=dict(config.headers),
-        timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        timeout=httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT),
         auth=config.auth,
     )
     await stack.enter_async_context(http)

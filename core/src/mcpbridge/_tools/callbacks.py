@@ -15,11 +15,7 @@ from langchain_core.tracers.context import tracing_v2_callback_var
 from langchain_core.utils.env import env_var_is_set
 from langsmith.utils import tracing_is_enabled
 
-configure_hooks: list[Any] | None
-try:
-    from langchain_core.tracers.context import _configure_hooks as configure_hooks
-except ImportError:  # a LangChain that keeps its hooks elsewhere: always configure
-    configure_hooks = None
+from mcpbridge._compat import configure_hooks
 
 
 def nobody_listens(callbacks: Any, own_callbacks: Any, verbose: bool) -> bool:

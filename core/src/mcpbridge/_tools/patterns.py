@@ -14,6 +14,13 @@ values are not checked against that pattern (the server still checks its own inp
 the bridge logs one warning per such pattern. ECMA-262's `\uXXXX` and `\u{X...}` escapes
 (common in JSON Schema, unknown to RE2) are translated. Patterns are compiled once each
 (cached), when a tool is built.
+
+Why four keywords are written here: jsonschema searches with Python's `re` (`re.search` in its
+keyword functions, with no way to give it another engine), and not only in `pattern` and
+`patternProperties`: `additionalProperties` and `unevaluatedProperties` search the
+`patternProperties` keys too, to learn which properties they cover. So all four are replaced;
+the last two are jsonschema's own logic (`jsonschema._keywords`, `jsonschema._utils`, both
+private) with every search going through `_search`.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from typing import Any
 import re2  # type: ignore[import-untyped]
 from jsonschema import ValidationError
 from referencing.exceptions import Unresolvable
+
+from mcpbridge._compat import resolved_reference
 
 logger = logging.getLogger(__name__)
 
@@ -183,7 +192,7 @@ def _matched_by_pattern(key: str, schema: Mapping[str, Any]) -> bool:
 
 
 def _additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
-    # jsonschema's own version, with the patternProperties search cost-bounded.
+    """jsonschema's `additionalProperties`, with the `patternProperties` searches bounded."""
     if not validator.is_type(instance, "object"):
         return
     properties = schema.get("properties", {})
@@ -207,8 +216,9 @@ def _additional_properties(validator: Any, extra: Any, instance: Any, schema: An
 
 
 def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) -> set[str]:
-    """jsonschema's `find_evaluated_property_keys_by_schema`, with cost-bounded patterns and
-    unresolvable references counting as `{}`."""
+    """The keys of `instance` that `schema` evaluates (for `unevaluatedProperties`):
+    jsonschema's private `find_evaluated_property_keys_by_schema`, with bounded pattern
+    searches and unresolvable references counting as `{}`."""
     if not isinstance(schema, Mapping):
         return set(instance) if schema is True else set()
     keys: set[str] = set()
@@ -217,11 +227,10 @@ def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) ->
         if ref is None:
             continue
         try:
-            resolved = validator._resolver.lookup(ref)
+            target, inner = resolved_reference(validator, ref)
         except (Unresolvable, TypeError, ValueError):
             continue
-        inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
-        keys |= _evaluated_keys(inner, instance, resolved.contents)
+        keys |= _evaluated_keys(inner, instance, target)
     properties = schema.get("properties")
     if isinstance(properties, Mapping):
         keys |= properties.keys() & instance.keys()

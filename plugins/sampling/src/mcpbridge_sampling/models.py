@@ -73,8 +73,9 @@ def _init(spec: str, where: str) -> BaseChatModel:
 
 
 def _object_name(model: BaseChatModel) -> str:
+    """The model's name where its class keeps one, else the class's (`Runnable.get_name`)."""
     for attribute in ("model_name", "model", "model_id"):
         value: Any = getattr(model, attribute, None)
         if isinstance(value, str) and value:
             return value
-    return model._llm_type
+    return model.get_name()

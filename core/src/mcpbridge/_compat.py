@@ -1,0 +1,99 @@
+"""Every private name of a dependency the bridge uses, and the only module that uses them.
+
+Each is here because no public API does the job; each says what it is for. A release of the
+dependency may rename or remove any of them: `tests/core/test_compat.py` uses each one, and
+when one is gone it fails with `removed(...)`'s hint ("mcp 2.4.0 removed `...`: update
+mcpbridge._compat"), and so does importing this module. Code elsewhere never names a
+dependency's private member; it calls what is defined here. Keep the list short: a public API
+or a library that appears later replaces an entry.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from importlib.metadata import version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from mcp.client.session import ClientSession
+    from mcp.os.win32.utilities import ServerProcess
+
+
+def removed(distribution: str, name: str) -> str:
+    """The message for a private name that the installed `distribution` no longer has."""
+    return (
+        f"{distribution} {version(distribution)} removed `{name}`: update mcpbridge._compat "
+        "(its docstrings say what each private name is for), or install the release it was written for"
+    )
+
+
+def _private(distribution: str, module: str, name: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        raise ImportError(removed(distribution, f"{module}.{name}")) from None
+
+
+# -- mcp ------------------------------------------------------------------------------
+
+close_subprocess_transport: Callable[[ServerProcess], None] = _private(
+    "mcp", "mcp.client.stdio", "_close_subprocess_transport"
+)
+"""Closes the asyncio subprocess transport of a stopped stdio server, which otherwise stays
+open (and warns when collected) while an escaped descendant holds a pipe. Nothing public
+exposes that transport: the SDK reaches it through anyio's and asyncio's private attributes."""
+
+
+async def send_raw_request(session: ClientSession, data: dict[str, Any], options: Any) -> dict[str, Any]:
+    """Sends a request stamped as `ClientSession.send_request` stamps it (protocol headers,
+    `_meta`), and returns the server's answer unparsed. `send_request` checks every answer
+    against its method's result type for the negotiated version, so a task-augmented
+    `tools/call` answered with a `CreateTaskResult` (protocol 2025-11-25, which mcp 2.3 has no
+    client for) would fail there."""
+    session._stamp(data, options)
+    raw: dict[str, Any] = await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
+    return raw
+
+
+# -- jsonschema -----------------------------------------------------------------------
+
+
+def resolved_reference(validator: Draft202012Validator, ref: str) -> tuple[Any, Draft202012Validator]:
+    """The subschema `ref` points to, and a validator for it with the reference's base URI.
+    jsonschema resolves `$ref` only inside its own keywords; its public `resolver` is the
+    deprecated `RefResolver`, which the `referencing` registry of our validators replaces.
+    Raises `referencing.exceptions.Unresolvable` (or `TypeError` / `ValueError`) when it cannot."""
+    resolved = validator._resolver.lookup(ref)
+    return resolved.contents, validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+
+
+# -- langgraph ------------------------------------------------------------------------
+
+CONFIG_KEY_CHECKPOINTER: str = _private("langgraph", "langgraph._internal._constants", "CONFIG_KEY_CHECKPOINTER")
+"""The run config's key for the graph's checkpointer: whether a paused run can be resumed."""
+CONFIG_KEY_SCRATCHPAD: str = _private("langgraph", "langgraph._internal._constants", "CONFIG_KEY_SCRATCHPAD")
+"""The run config's key for the task's scratchpad: present only inside a graph run, where
+`interrupt()` works (outside, it fails with a bare `KeyError`)."""
+
+
+def answers_given(configurable: Mapping[str, Any]) -> int:
+    """How many resume values the current task has (consumed or not): the same for every
+    pause of one run, so it tells a resumed run from the first. The scratchpad's `resume`
+    and `get_null_resume` are how `interrupt()` itself finds them."""
+    scratchpad = configurable[CONFIG_KEY_SCRATCHPAD]
+    return len(scratchpad.resume) + (scratchpad.get_null_resume(False) is not None)
+
+
+# -- langchain-core -------------------------------------------------------------------
+
+configure_hooks: list[Any] | None
+"""`(context variable, inheritable, handler class, env var)` for each handler LangChain's
+callback `configure` adds from context (`collect_runs`, usage callbacks), so a tool run can
+tell that nobody listens without configuring a manager (tens of µs). None when a LangChain
+keeps them elsewhere: then the callbacks are always configured, only slower."""
+try:
+    configure_hooks = _private("langchain-core", "langchain_core.tracers.context", "_configure_hooks")
+except ImportError:
+    configure_hooks = None

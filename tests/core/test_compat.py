@@ -1,0 +1,86 @@
+"""Every private name of a dependency the bridge uses is still there, and does what
+`mcpbridge._compat` expects. When a release removes or changes one, this fails with the hint
+"<distribution> <version> removed `<name>`: update mcpbridge._compat" (importing the module
+fails with it too, for the names it looks up at import)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TypedDict
+
+import anyio
+import pytest
+from jsonschema import Draft202012Validator
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_config
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command, interrupt
+from mcp.client.session import ClientSession
+from mcp.shared.message import SessionMessage
+
+from mcpbridge import _compat
+
+
+@contextmanager
+def still_there(distribution: str, name: str) -> Iterator[None]:
+    try:
+        yield
+    except (AttributeError, ImportError, KeyError, TypeError, AssertionError) as exc:
+        pytest.fail(f"{_compat.removed(distribution, name)} ({type(exc).__name__}: {exc})")
+
+
+def test_mcp_stdio_closes_the_subprocess_transport() -> None:
+    with still_there("mcp", "mcp.client.stdio._close_subprocess_transport"):
+        assert callable(_compat.close_subprocess_transport)
+
+
+async def test_mcp_session_stamps_and_sends_raw_requests() -> None:
+    write, read = anyio.create_memory_object_stream[SessionMessage | Exception](1)
+    out, incoming = anyio.create_memory_object_stream[SessionMessage](1)
+    async with write, read, out, incoming:
+        session: Any = ClientSession(read, out)
+        with still_there("mcp", "ClientSession._stamp"):
+            data: dict[str, Any] = {"method": "tools/call", "params": {"name": "t"}}
+            session._stamp(data, {})
+        with still_there("mcp", "ClientSession._dispatcher.send_raw_request"):
+            assert callable(session._dispatcher.send_raw_request)
+
+
+def test_jsonschema_resolves_a_reference_with_its_base() -> None:
+    schema = {"$defs": {"a": {"$id": "https://x.test/a", "type": "integer"}}, "$ref": "#/$defs/a"}
+    with still_there("jsonschema", "Validator._resolver (and evolve(_resolver=...))"):
+        target, inner = _compat.resolved_reference(Draft202012Validator(schema), "#/$defs/a")
+        assert target == schema["$defs"]["a"]
+        assert inner.is_valid(1)
+        assert not inner.is_valid("1")
+
+
+class _State(TypedDict):
+    seen: list[Any]
+
+
+def test_langgraph_run_config_keys_and_scratchpad() -> None:
+    def node(state: _State) -> _State:
+        configurable = get_config()["configurable"]
+        before = (
+            configurable.get(_compat.CONFIG_KEY_CHECKPOINTER) is not None,
+            _compat.answers_given(configurable),
+        )
+        interrupt("question")
+        return {"seen": [*state["seen"], before]}
+
+    graph = StateGraph(_State).add_node("n", node).add_edge(START, "n").add_edge("n", END)
+    app = graph.compile(checkpointer=InMemorySaver())
+    thread: Any = {"configurable": {"thread_id": "1"}}
+    with still_there("langgraph", "langgraph._internal._constants and the scratchpad's resume values"):
+        app.invoke({"seen": []}, thread)
+        assert app.invoke(Command(resume="answer"), thread)["seen"] == [(True, 1)]
+
+
+def test_langchain_core_callback_configure_hooks() -> None:
+    with still_there("langchain-core", "langchain_core.tracers.context._configure_hooks"):
+        assert _compat.configure_hooks is not None
+        for hook in _compat.configure_hooks:
+            var, _inheritable, _handler, _env = hook
+            assert hasattr(var, "get")
