@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeAlias, TypeGuard, TypeVar, cast
 
-from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_SCRATCHPAD
 from langgraph.config import get_config
 from langgraph.errors import GraphInterrupt
 from langgraph.types import Interrupt, interrupt
 from pydantic import AfterValidator, WithJsonSchema
 
 from mcpbridge._base.errors import CannotPauseError
+from mcpbridge._compat import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_SCRATCHPAD, answers_given
 from mcpbridge._platform.claims import note_resumed
 
 if TYPE_CHECKING:
@@ -75,9 +75,7 @@ def pause(
             on_pause()
         raise
     configurable = get_config()["configurable"]
-    scratchpad = configurable[CONFIG_KEY_SCRATCHPAD]
-    # Every answer the task has, consumed or not yet: the same for every pause of this run.
-    note_resumed(configurable, len(scratchpad.resume) + (scratchpad.get_null_resume(False) is not None))
+    note_resumed(configurable, answers_given(configurable))
     return answer
 
 
