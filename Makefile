@@ -3,14 +3,16 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PLUGINS := $(filter-out plugins/_template,$(wildcard plugins/*))
+# Distributions that are not plugins (packages/README.md): installed and checked alike.
+PACKAGES := $(patsubst %/pyproject.toml,%,$(wildcard packages/*/pyproject.toml))
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench lint install clean thirdparty
 
-$(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml) requirements-dev.txt
+$(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml packages/*/pyproject.toml) requirements-dev.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements-dev.txt -e 'core[testing]' $(addprefix -e ,$(PLUGINS))
+	$(BIN)/pip install -q -r requirements-dev.txt -e 'core[testing]' $(addprefix -e ,$(PLUGINS) $(PACKAGES))
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -31,9 +33,9 @@ bench: $(STAMP)
 	for b in bench/[!_]*.py; do $(BIN)/python $$b || exit 1; done
 
 lint: $(STAMP)
-	$(BIN)/ruff check core plugins tests bench examples
-	$(BIN)/ruff format --check core plugins tests bench examples
-	$(BIN)/mypy core/src $(addsuffix /src,$(PLUGINS))
+	$(BIN)/ruff check core plugins packages tests bench examples
+	$(BIN)/ruff format --check core plugins packages tests bench examples
+	$(BIN)/mypy core/src $(addsuffix /src,$(PLUGINS) $(PACKAGES))
 
 clean:
 	rm -rf $(VENV)

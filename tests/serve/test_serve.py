@@ -1,4 +1,4 @@
-"""`mcpbridge.to_mcp_server`: LangChain tools served by an MCPServer, reached by MCPBridge
+"""`mcpbridge_serve.to_mcp_server`: LangChain tools served by an MCPServer, reached by MCPBridge
 in-process and over streamable HTTP, called the way an agent calls them."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ from typing import Annotated, Any
 
 import pytest
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException, tool
+from mcpbridge_serve import to_mcp_server
 from pydantic import BaseModel, Field
 
-from mcpbridge import MCPBridge, to_mcp_server
+from mcpbridge import MCPBridge
 from mcpbridge.testing import make_tool_call, serving
 
 
