@@ -245,6 +245,8 @@ def test_hook_and_interceptor_calls_are_traced_in_the_order_they_run(tmp_path: A
     assert lines[0] == "mcpbridge hook: #0 outer.mcpbridge_interceptors"
     assert lines[1:] == [
         "mcpbridge call: -> Outer.mcpbridge_interceptors.<locals>.outer (basic/echo)",
+        "mcpbridge call: -> claiming (basic/echo)",
+        "mcpbridge call: <- claiming returned CallToolResult",
         "mcpbridge call: <- Outer.mcpbridge_interceptors.<locals>.outer returned CallToolResult",
     ]
 

@@ -176,7 +176,7 @@ async def test_default_order_direct_interceptors_and_order_override() -> None:
         Tracer("wrapped", trace, Plugin(position=5, after=("alpha",))),
     ]
     bridge = MCPBridge({"basic": basic.build()}, plugins=plugins, interceptors=[direct])
-    assert bridge.chain == ("outer", "alpha", "wrapped", "zeta", "inner", "interceptors")
+    assert bridge.chain == ("outer", "alpha", "wrapped", "zeta", "inner", "interceptors", "claiming")
     async with bridge:
         await {t.name: t for t in await bridge.list_tools()}["echo"].ainvoke({"text": "x"})
     assert trace == ["outer", "alpha", "wrapped", "zeta", "inner", "direct"]
@@ -237,7 +237,7 @@ def test_plugins_command(
     assert rows["redact"]["hooks"] == ["mcpbridge_configure", "mcpbridge_interceptors"]
     assert rows["redact"]["version"] == "0.1.0"
     assert rows["broken"] == {**rows["broken"], "state": "disabled", "reason": "disabled in [plugins] disabled"}
-    assert data["chain"] == ["redact"]
+    assert data["chain"] == ["redact", "claiming"]
     assert cli(["plugins"]) == 0
     assert "redact" in capsys.readouterr().out
 

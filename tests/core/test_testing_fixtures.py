@@ -46,7 +46,7 @@ class AskNamePlugin:
     @hookimpl
     def mcpbridge_interceptors(self) -> list[Any]:
         async def ask_name(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-            name = pause({"type": "name", "tool": request.name}, purpose="a name", check=str)
+            name = pause({"type": "name", "tool": request.name}, purpose="a name", request=request, check=str)
             return await handler(request.override(args={**request.args, "name": name}))
 
         return [ask_name]

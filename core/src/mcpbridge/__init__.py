@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mcpbridge._base.httpfields import check_headers, header_problem
     from mcpbridge._base.pipeline import (
         RequestChanges,
+        Resumed,
         TaskHandle,
         ToolCallHandler,
         ToolCallInterceptor,
@@ -96,6 +97,7 @@ _HOMES = {
     "Question": "_platform.interrupts",
     "pause": "_platform.interrupts",
     "RequestChanges": "_base.pipeline",
+    "Resumed": "_base.pipeline",
     "ToolCallHandler": "_base.pipeline",
     "ToolCallInterceptor": "_base.pipeline",
     "ToolCallRequest": "_base.pipeline",
@@ -143,6 +145,7 @@ __all__ = [
     "Question",
     "RedactingFilter",
     "RequestChanges",
+    "Resumed",
     "STRUCTURED_CONTENT",
     "ServerConfig",
     "ServerConnectionError",

@@ -98,4 +98,4 @@ def test_plugins_says_what_the_rules_cache(
 
 def test_plugins_shows_the_chain_with_the_cache_innermost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plugins", "--config", write(tmp_path, "", RULES)]) == 0
-    assert "chain (outermost first): cache → server" in capsys.readouterr().out
+    assert "chain (outermost first): cache → claiming → server" in capsys.readouterr().out

@@ -59,7 +59,25 @@ class RequestChanges(TypedDict, total=False):
     observers: tuple[CallObserver, ...]
 
 
-_READ_ONLY = frozenset({"server_name", "tool", "runtime", "display_name", "tool_call_id"})
+@dataclasses.dataclass(slots=True, eq=False)
+class Resumed:
+    """Whether a call resumed from a LangGraph interrupt in this run, and what the claiming
+    layer claims its execution by (so that one of the workers resuming it sends it). Marked
+    by `pause(request=...)` when it returns an answer; one per call, shared by every
+    `override()` copy, so a retry of the same call keeps its owner."""
+
+    thread_id: str = ""
+    checkpoint_ns: str = ""
+    answers: int = 0
+    """How many of the task's interrupts have answers: a later round of questions is a new claim."""
+    owner: str = ""
+    """Who claims the call's execution; empty for a call that never paused (it claims nothing)."""
+    won: bool = False
+    sent: bool = False
+    """Whether a request of this call may have reached the server under the claim."""
+
+
+_READ_ONLY = frozenset({"server_name", "tool", "runtime", "display_name", "tool_call_id", "resumed"})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -97,6 +115,9 @@ class ToolCallRequest:
     observers: tuple[CallObserver, ...] = ()
     """Listeners for `notify()`; an outer interceptor adds one with
     `request.override(observers=(*request.observers, listener))`."""
+    resumed: Resumed = dataclasses.field(default_factory=Resumed, repr=False, compare=False)
+    """Whether this call resumed from an interrupt (`resumed.owner` is set): marked by
+    `pause(request=...)`, read by the core's claiming layer. Read-only."""
     _sendable_args: dict[str, Any] | None = dataclasses.field(default=None, init=False, repr=False, compare=False)
     """The `args` object found sendable before the chain (`checked_before_chain`): the
     terminal handler checks `args` again only when an interceptor replaced them."""
@@ -109,7 +130,8 @@ class ToolCallRequest:
 
     def override(self, **changes: Unpack[RequestChanges]) -> ToolCallRequest:
         """A copy with `changes` applied (mypy checks their names and types). `server_name`,
-        `tool`, `runtime`, `display_name` and `tool_call_id` identify the call: read-only."""
+        `tool`, `runtime`, `display_name` and `tool_call_id` identify the call, and `resumed`
+        is the call's own: read-only."""
         refused = _READ_ONLY.intersection(changes)
         if refused:
             raise AttributeError(

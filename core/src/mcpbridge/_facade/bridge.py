@@ -23,7 +23,7 @@ from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolC
 from mcpbridge._base.redaction import install_log_redaction
 from mcpbridge._facade.definitions import HeldTool, ToolDefinitions
 from mcpbridge._facade.listing import ToolNames
-from mcpbridge._platform.claims import LOCAL_CLAIMS, ClaimStore, claiming
+from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._platform.roots import RootConfig, Roots, roots_changed
 from mcpbridge._session.connections import Connection
@@ -82,7 +82,7 @@ class MCPBridge:
         self.plugins.configure()
         self._interceptors = tuple(self.plugins.interceptors(interceptors))
         self.claims: ClaimStore = self.plugins.claim_store() or LOCAL_CLAIMS
-        """Where resumed calls are claimed, so that one worker runs each (see `_claims`)."""
+        """Where resumed calls are claimed, so that one worker runs each (the `"claiming"` layer)."""
         configured = self.settings.servers.items()
         self._roots = {name: Roots(name, server.roots) for name, server in configured if server.roots is not None}
         self._connections = {
@@ -123,9 +123,11 @@ class MCPBridge:
 
     @property
     def chain(self) -> tuple[str, ...]:
-        """The enabled plugins' names in chain order, outermost first (`"interceptors"` for
-        `MCPBridge(interceptors=...)`), as `mcpbridge plugins` shows them."""
-        return self.plugins.config.chain
+        """Every layer a call passes through, outermost first, as `mcpbridge plugins` shows
+        them: the enabled plugins' names in chain order (`"interceptors"` for
+        `MCPBridge(interceptors=...)`), then the core's own `"claiming"` layer, innermost (a
+        call resumed from an interrupt claims its execution there, once, before it is sent)."""
+        return (*self.plugins.config.chain, CLAIMING)
 
     @property
     def servers(self) -> tuple[str, ...]:
@@ -387,7 +389,7 @@ class MCPBridge:
             connection = self._connections[server]
             roots = self._roots.get(server)
             terminal = roots.answering(connection.call_tool) if roots is not None else connection.call_tool
-            handler = self._handlers[server] = compose(self.interceptors, claiming(terminal, self.claims))
+            handler = self._handlers[server] = compose((*self.interceptors, claiming(self.claims)), terminal)
         return handler
 
 

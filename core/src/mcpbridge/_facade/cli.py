@@ -91,6 +91,7 @@ def _settings(options: argparse.Namespace, *, required: bool) -> Any:
 
 
 def _plugins(options: argparse.Namespace) -> int:
+    from mcpbridge._platform.claims import CLAIMING
     from mcpbridge._platform.plugins import PluginHost
 
     host = PluginHost(_settings(options, required=False))
@@ -101,9 +102,12 @@ def _plugins(options: argparse.Namespace) -> int:
         print(f"mcpbridge: warning: {_redacted(str(exc))}", file=sys.stderr)
         status = {}
     rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
+    chain = [*host.order, CLAIMING]  # as `bridge.chain`: the core's own layer is innermost
+    stores = [info.name for info in rows if info.enabled and "mcpbridge_claim_store" in info.hooks]
     if options.json:
         plugins = [{**info.as_dict(), "status": status.get(info.name)} for info in rows]
-        print(json.dumps({"chain": host.order, "plugins": plugins}, indent=2))
+        core = {CLAIMING: {"claim_store_from": stores[0] if stores else None}}
+        print(json.dumps({"chain": chain, "core_layers": core, "plugins": plugins}, indent=2))
         return 0
     if not rows:
         print("No mcpbridge plugins installed (pip install mcpbridge-<name>; see docs/plugins/).")
@@ -116,7 +120,9 @@ def _plugins(options: argparse.Namespace) -> int:
         print(f"{where:>3} {info.name:<14} {origin}  [{state}]  hooks: {hooks}{answers}")
         if info.name in status:
             print(f"    {status[info.name]}")
-    print("chain (outermost first): " + " → ".join(host.order) + " → server")
+    print("chain (outermost first): " + " → ".join(chain) + " → server")
+    store = f"from plugin {stores[0]!r} (mcpbridge_claim_store), else " if stores else ""
+    print(f"    {CLAIMING} (core): a resumed call claims its execution once; store: {store}this process (LocalClaims)")
     return 0
 
 

@@ -7,6 +7,13 @@ its request goes to the server, keyed by the thread, the task's checkpoint names
 tool call and how many answers the task has; the first owner wins, the others get a
 `ResumeConflictError` and send nothing. Calls that never paused claim nothing.
 
+`pause(request=...)` marks the call (`request.resumed`) when it returns an answer; the
+claiming layer, the core's own innermost layer (`"claiming"` in `bridge.chain`), reads the
+mark. Both live in the core, with an in-process store (`LocalClaims`), because the
+guarantee must hold without any claims plugin: two resumes of one interrupt in one process
+(a double-clicked "approve") must not run an approved call twice. Plugins only provide a
+store shared by many processes (`mcpbridge_claim_store`).
+
 A claim store is anything with `claim(key, owner) -> holder` (the owner now holding the
 key: `owner` itself when the claim is won or was already this owner's), `release(key,
 owner)` and `aclose()`. Claims are kept until the store's TTL ends them, so a worker killed
@@ -26,12 +33,10 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from mcpbridge._base.errors import ClaimStoreError, ResumeConflictError, ServerConnectionError, describe
-from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge._base.pipeline import Resumed, ToolCallHandler, ToolCallInterceptor, ToolCallRequest
 from mcpbridge._base.redaction import redact_text
 
 logger = logging.getLogger(__name__)
@@ -118,56 +123,35 @@ LOCAL_CLAIMS = LocalClaims()
 """The process-wide store a bridge uses when no plugin provides one (`mcpbridge_claim_store`)."""
 
 
-@dataclass(slots=True)
-class ResumeMark:
-    """This tool call resumed from an interrupt in this run: what its claim is keyed by."""
-
-    thread_id: str
-    checkpoint_ns: str
-    answers: int
-    """How many of the task's interrupts have answers: a later round of questions is a new claim."""
-    owner: str
-    won: bool = False
-    sent: bool = False
-    """Whether a request of this call may have reached the server under the claim."""
-
-    def key(self, request: ToolCallRequest) -> str:
-        return "\x1f".join(
-            ("mcpbridge-resume", self.thread_id, self.checkpoint_ns, request.tool_call_id or "", str(self.answers))
-        )
-
-
-RESUMED: ContextVar[ResumeMark | None] = ContextVar("mcpbridge_resumed", default=None)
-"""Set by `pause()` when it returns an answer; `MCPTool` scopes it to one call."""
+CLAIMING = "claiming"
+"""The claiming layer's name in `bridge.chain` and `mcpbridge plugins`: the core's own layer,
+innermost, next to the server (no plugin and no `[plugins] order` can move it)."""
 
 _WORKER = f"{socket.gethostname()}:{os.getpid()}"
 
 
-def note_resumed(configurable: Mapping[str, Any], answers: int) -> None:
-    """Record that the current call resumed from an interrupt (once per call: one owner)."""
-    if RESUMED.get() is None:
-        RESUMED.set(
-            ResumeMark(
-                thread_id=str(configurable.get("thread_id", "")),
-                checkpoint_ns=str(configurable.get("checkpoint_ns", "")),
-                answers=answers,
-                owner=f"{_WORKER}:{uuid.uuid4().hex[:12]}",
-            )
-        )
+def note_resumed(request: ToolCallRequest, configurable: Mapping[str, Any], answers: int) -> None:
+    """Mark `request`'s call as resumed from an interrupt (once per call: one owner)."""
+    mark = request.resumed
+    if not mark.owner:
+        mark.thread_id = str(configurable.get("thread_id", ""))
+        mark.checkpoint_ns = str(configurable.get("checkpoint_ns", ""))
+        mark.answers = answers
+        mark.owner = f"{_WORKER}:{uuid.uuid4().hex[:12]}"
 
 
-def claiming(terminal: ToolCallHandler, store: ClaimStore) -> ToolCallHandler:
-    """`terminal` preceded by the claim of a resumed call; a call that never paused goes
-    straight through."""
+def claiming(store: ClaimStore) -> ToolCallInterceptor:
+    """The claiming layer: a call marked as resumed (`request.resumed`) claims its execution
+    in `store` before it is sent; a call that never paused goes straight through."""
 
-    async def send(request: ToolCallRequest) -> Any:
-        mark = RESUMED.get()
-        if mark is None:
-            return await terminal(request)
+    async def claim(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        mark = request.resumed
+        if not mark.owner:
+            return await handler(request)
         if not mark.won:
             await _claim(store, mark, request)
         try:
-            return await terminal(request)
+            return await handler(request)
         except ServerConnectionError as exc:
             if not exc.sent and not mark.sent:  # nothing reached the server: resume again later
                 mark.won = False
@@ -176,12 +160,19 @@ def claiming(terminal: ToolCallHandler, store: ClaimStore) -> ToolCallHandler:
         finally:
             mark.sent = mark.sent or mark.won
 
-    return send
+    claim.__qualname__ = CLAIMING  # its name in the hook trace, as in `bridge.chain`
+    return claim
 
 
-async def _release(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest) -> None:
+def _key(mark: Resumed, request: ToolCallRequest) -> str:
+    return "\x1f".join(
+        ("mcpbridge-resume", mark.thread_id, mark.checkpoint_ns, request.tool_call_id or "", str(mark.answers))
+    )
+
+
+async def _release(store: ClaimStore, mark: Resumed, request: ToolCallRequest) -> None:
     try:
-        await store.release(mark.key(request), mark.owner)
+        await store.release(_key(mark, request), mark.owner)
     except Exception as exc:
         logger.warning(
             "mcpbridge: could not release the claim of tool %r on server %r in thread %r (%s): "
@@ -193,10 +184,10 @@ async def _release(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest
         )
 
 
-async def _claim(store: ClaimStore, mark: ResumeMark, request: ToolCallRequest) -> None:
+async def _claim(store: ClaimStore, mark: Resumed, request: ToolCallRequest) -> None:
     what = f"tool {request.name!r} on server {request.server_name!r} in thread {mark.thread_id!r}"
     try:
-        holder = await store.claim(mark.key(request), mark.owner)
+        holder = await store.claim(_key(mark, request), mark.owner)
     except Exception as exc:
         raise ClaimStoreError(
             f"the resumed call of {what} could not be claimed, so it was not sent: the claim store failed "

@@ -72,8 +72,8 @@ def mcpbridge_client_options(
 def mcpbridge_claim_store(settings: Any, config: PluginConfig) -> ClaimStore | None:
     """Provide the store where workers claim resumed calls (shared by every worker that may
     resume the same threads), once per bridge, or None. At most one plugin may provide one;
-    without any, claims are held in this process. The bridge calls its `aclose()` when it
-    closes."""
+    without any, claims are held in this process. The core's `"claiming"` layer (innermost in
+    `bridge.chain`) claims there; the bridge calls the store's `aclose()` when it closes."""
 
 
 @hookspec

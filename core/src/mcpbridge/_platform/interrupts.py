@@ -9,6 +9,7 @@ answers with an error ToolMessage and never runs the gated call).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeAlias, TypeGuard, TypeVar, cast
@@ -49,6 +50,7 @@ def pause(
     value: Mapping[str, Any],
     *,
     purpose: str,
+    request: ToolCallRequest | None = None,
     check: Callable[[Any], Any] | None = None,
     schema: Mapping[str, Any] | None = None,
     on_pause: Callable[[], None] | None = None,
@@ -59,9 +61,18 @@ def pause(
     whoever resumed the run, and LangGraph saves nothing, so the interrupt can be answered
     again. `schema` is the JSON Schema clients see as the interrupt's `response_schema`.
     `on_pause` runs only when the call really pauses (not when a resume value is replayed).
-    Once it returns, the call is marked as resumed: its request to the server is claimed
-    first, so that only one worker resuming this interrupt sends it (see `_claims`).
+    Once it returns, `request`'s call is marked as resumed (`request.resumed`): the claiming
+    layer claims it before it is sent, so that only one worker resuming this interrupt sends
+    it. Without `request` (deprecated) nothing is marked and the call is not claimed.
     """
+    if request is None:
+        warnings.warn(
+            "pause() without request= is deprecated: the resumed call cannot be marked, so it is not "
+            "claimed and two workers resuming it may both send it; pass the interceptor's request "
+            "(`pause(value, purpose=..., request=request)`, as `Question.ask` does)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     problem = pause_problem()
     if problem is not None:
         raise CannotPauseError(f"{purpose} needs to pause the agent for a person's answer, but {problem}: {PAUSE_FIX}")
@@ -74,8 +85,9 @@ def pause(
         if on_pause is not None:
             on_pause()
         raise
-    configurable = get_config()["configurable"]
-    note_resumed(configurable, answers_given(configurable))
+    if request is not None:
+        configurable = get_config()["configurable"]
+        note_resumed(request, configurable, answers_given(configurable))
     return answer
 
 
@@ -131,6 +143,7 @@ class Question(Generic[A]):
         answer: A = pause(
             payload,
             purpose=f"{self.purpose} for {where(payload)}",
+            request=request,
             check=lambda answer: self.check(payload, answer),
             schema=schema,
             on_pause=on_pause,

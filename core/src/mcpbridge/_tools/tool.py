@@ -22,7 +22,6 @@ from pydantic import PrivateAttr
 
 from mcpbridge._base.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
-from mcpbridge._platform.claims import RESUMED
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.wire import wire_problems
@@ -163,7 +162,6 @@ class MCPTool(BaseTool):
         problem = wire_problems(arguments, binding.max_argument_bytes) or await binding.schema.problems(
             arguments, binding.max_argument_depth
         )
-        resumed = RESUMED.set(None)  # whether this call resumes from an interrupt: its own to say
         try:
             if problem is not None:
                 raise InvalidToolArguments(
@@ -177,8 +175,6 @@ class MCPTool(BaseTool):
             if isinstance(error, ServerConnectionError) and not binding.handles_transport_errors:
                 raise
             return self._failed(error, request)
-        finally:
-            RESUMED.reset(resumed)
 
     def _output(self, result: Any, request: ToolCallRequest) -> Any:
         if isinstance(result, InputRequiredResult):
