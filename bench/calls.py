@@ -20,7 +20,7 @@ TARGETS = {"stdio": 1.10, "http": 1.10, "inproc": 1.35}
 async def measure(server: dict[str, Any], rounds: int) -> tuple[float, float]:
     async with MCPBridge({"bench": server}, plugins=[]) as bridge:
         echo = {t.name: t for t in await bridge.list_tools()}["echo"]
-        session = await bridge.connections["bench"].session()
+        session = await bridge.session("bench")
         call = tool_call("echo", {"text": "hello"})
 
         async def through_bridge() -> Any:

@@ -52,7 +52,7 @@ async def measure(count: int, *, collector: bool) -> tuple[float, float, float, 
     longest collector pause while building (with the collector off when not `collector`)."""
     server: dict[str, Any] = stdio_config(MODULE, args=["-m", MODULE, "many", str(count)])
     async with MCPBridge({"many": server}, plugins=[], timeout=120) as bridge:
-        connection = bridge.connections["many"]
+        connection = bridge._connections["many"]
         await connection.list_tools()  # connect
         started = time.perf_counter()
         await connection.list_tools(refresh=True)

@@ -102,11 +102,11 @@ async def test_two_hundred_concurrent_calls_share_one_session(transport: str, ht
     server = stdio_config() if transport == "stdio" else {"url": http_url}
     async with MCPBridge({"basic": server}, plugins=[]) as bridge:
         echo = (await tools_of(bridge))["echo"]
-        session = await bridge.connections["basic"].session()
+        session = await bridge.session("basic")
         results = await asyncio.gather(*(echo.ainvoke(call(echo, {"text": f"m{i}"}, f"c{i}")) for i in range(200)))
         assert [r.content[0]["text"] for r in results] == [f"m{i}" for i in range(200)]
         assert [r.tool_call_id for r in results] == [f"c{i}" for i in range(200)]
-        assert await bridge.connections["basic"].session() is session
+        assert await bridge.session("basic") is session
 
 
 async def test_stdio_server_death_reconnects_and_close_leaves_no_process() -> None:

@@ -74,7 +74,7 @@ async def test_list_changed_notification_relists_tools() -> None:
     async with MCPBridge({"paged": {"server": paginated_server(), "mode": "legacy"}}, plugins=[]) as bridge:
         grow = {t.name: t for t in await bridge.list_tools()}["grow"]
         await grow.ainvoke({})
-        assert bridge.connections["paged"].tools_stale
+        assert bridge._connections["paged"].tools_stale
         assert "grown" in {t.name for t in await bridge.list_tools()}
 
 
@@ -83,7 +83,7 @@ async def test_list_changed_notification_relists_tools() -> None:
 )
 async def test_mode_picks_the_protocol(mode: str, version: str) -> None:
     async with MCPBridge({"basic": {"server": basic.build(), "mode": mode}}, plugins=[]) as bridge:
-        session = await bridge.connections["basic"].session()
+        session = await bridge.session("basic")
         assert session.protocol_version == version
 
 
@@ -104,7 +104,7 @@ async def test_a_server_that_never_answers_hits_connect_timeout() -> None:
         ) as raised:
             await bridge.list_tools()
         assert raised.value.sent is False
-        assert not bridge.connections["silent"].connected
+        assert not bridge._connections["silent"].connected
 
 
 @pytest.mark.parametrize("transport", ["inprocess", "http"])
@@ -132,7 +132,7 @@ async def test_modern_servers_announce_tool_changes(transport: str) -> None:
             tools = {t.name: t for t in await bridge.list_tools()}
             await tools["grow"].ainvoke({})
             for _ in range(100):
-                if bridge.connections["s"].tools_stale:
+                if bridge._connections["s"].tools_stale:
                     break
                 await asyncio.sleep(0.01)
             assert "grown" in {t.name for t in await bridge.list_tools()}

@@ -56,7 +56,7 @@ async def test_a_server_error_is_that_calls_answer_not_a_broken_session(
         assert f"code {code}" in text(failed)
         assert bystander.status == "success"
         assert text(bystander) == "hi"
-        assert bridge.connections["raw"].connected
+        assert bridge._connections["raw"].connected
         assert text(await call(bridge, "raw", "echo", {"text": "still"})) == "still"
 
 
@@ -121,7 +121,7 @@ async def test_a_stdio_server_that_died_while_idle_is_reopened_before_the_next_c
     async with MCPBridge({"basic": stdio_config()}, plugins=[]) as bridge:
         first = int(text(await call(bridge, "basic", "pid")))
         os.kill(first, signal.SIGKILL)
-        connection = bridge.connections["basic"]
+        connection = bridge._connections["basic"]
         await wait_until(lambda: not connection.connected)
         message = await call(bridge, "basic", "pid")
         assert message.status == "success"

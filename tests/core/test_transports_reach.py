@@ -198,7 +198,7 @@ async def test_an_sse_event_over_the_sdk_limit_ends_the_session_and_the_next_cal
 async def test_a_restarted_sse_server_is_noticed_and_reconnected(sse: Served) -> None:
     async with MCPBridge({"s": sse.config}, plugins=[]) as bridge:
         assert seen(await bridge.call_tool("s", "seen")) == {}
-        connection = bridge.connections["s"]
+        connection = bridge._connections["s"]
         port = sse.http.port
         sse.http.stop()
         for _ in range(200):  # the GET stream ends with the server: the session is dropped

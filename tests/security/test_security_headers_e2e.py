@@ -56,13 +56,13 @@ async def test_bad_header_is_an_error_message_and_the_bystander_succeeds(
     bridge = MCPBridge({"crm": {"url": http_url, "mode": mode}}, interceptors=[from_context], plugins=[])
     async with bridge:
         tools = {tool.name: tool for tool in await bridge.list_tools()}
-        session = await bridge.connections["crm"].session()
+        session = await bridge.session("crm")
         bystander = asyncio.create_task(_call(tools, "slow", {"seconds": 0.3}, "bob"))
         await asyncio.sleep(0.05)  # the bystander's POST is in flight on the shared session
         bad = await _call(tools, "whoami", {}, value)
         done = await bystander
         after = await _call(tools, "whoami", {}, "carol")
-        assert await bridge.connections["crm"].session() is session, "the shared session was reopened"
+        assert await bridge.session("crm") is session, "the shared session was reopened"
     assert bad.status == "error", bad.content
     assert "'x-user-id'" in str(bad.content)
     assert "the server was not called" in str(bad.content)

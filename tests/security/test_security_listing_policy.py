@@ -76,7 +76,7 @@ async def shift(bridge: MCPBridge, server: str, kind: str) -> None:
     message = await tools["shift"].ainvoke(call("shift", {"kind": kind}))
     assert message.status == "success", message.content
     for _ in range(500):
-        if bridge.connections[server].tools_stale:
+        if bridge._connections[server].tools_stale:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"server {server!r} never announced its tool change")

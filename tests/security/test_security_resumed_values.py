@@ -257,7 +257,7 @@ def test_a_resumed_value_that_cannot_travel_fails_its_call_only(
     assert problem in text(message), text(message)
     assert "surrogate" not in case or UNSENDABLE in text(message)
     assert (bystander.status, text(bystander)) == ("success", "still here")
-    assert bridge.connections["modern"].connected
+    assert bridge._connections["modern"].connected
     assert written(bridge, "modern") == before, "the value reached the server"
 
 
@@ -278,7 +278,7 @@ def test_an_answer_to_a_servers_request_that_cannot_travel_fails_its_call_only(
     assert message.status == "error"
     assert problem in text(message), text(message)
     assert (bystander.status, text(bystander)) == ("success", "still here")
-    assert bridge.connections[server].connected
+    assert bridge._connections[server].connected
     assert written(bridge, server) == before, "the answer reached the server"
     assert text(call(bridge, server, tool, {"say": "fine"})).endswith(" 4 characters")
 
@@ -342,5 +342,5 @@ async def test_arguments_an_interceptor_changed_fail_their_call_only(
             assert message.status == "error"
             assert problem in text(message), text(message)
             assert text(await bystander) == "still here"
-            assert opened.connections["notes"].connected
+            assert opened._connections["notes"].connected
             assert text(await opened.call_tool("notes", "written_count")) == "0"

@@ -76,7 +76,7 @@ async def test_a_costly_schema_leaves_its_tool_out_with_one_warning(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="mcpbridge")
     async with costly_bridge(transport) as bridge:
-        await bridge.connections["costly"].list_tools()  # the SDK's own listing is not measured
+        await bridge._connections["costly"].list_tools()  # the SDK's own listing is not measured
         async with LoopWatch() as watch:
             tools = {tool.name: tool for tool in await bridge.list_tools()}
         await bridge.list_tools(refresh=True)  # the same definitions again: no second warning

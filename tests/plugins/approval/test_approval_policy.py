@@ -17,7 +17,7 @@ from . import approval_servers
 @pytest.fixture
 async def server_tools() -> dict[str, Tool]:
     async with MCPBridge({"files": approval_servers.build()}, plugins=[]) as bridge:
-        return {tool.name: tool for tool in await bridge.connections["files"].list_tools()}
+        return {tool.name: tool for tool in await bridge._connections["files"].list_tools()}
 
 
 def call(tools: dict[str, Tool], name: str, server: str = "files", **args: Any) -> ToolCallRequest:
