@@ -8,6 +8,7 @@ import importlib
 import os
 import re
 import tomllib
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -70,6 +71,7 @@ class ServerConfig(BaseModel):
     connect_timeout: float = Field(default=30.0, gt=0)
     mode: Literal["auto", "legacy", "modern"] = "auto"
     handle_transport_errors: bool | None = None
+    """Overrides the top-level `handle_transport_errors` for this server."""
     max_argument_bytes: int | None = Field(default=None, gt=0)
     max_result_bytes: int | None = Field(default=None, gt=0)
     roots: list[RootConfig] | None = None
@@ -201,6 +203,7 @@ class Settings(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     on_server_error: Literal["raise", "skip"] = "raise"
     handle_transport_errors: bool = False
+    """A `ServerConnectionError` becomes an error ToolMessage (True) or is raised (False)."""
     handle_tool_errors: bool = True
     """A failed call given as a ToolCall becomes an error ToolMessage (True) or raises (False):
     the default `handle_tool_error` of the bridge's tools."""
@@ -224,9 +227,14 @@ class Settings(BaseModel):
     def server_timeout(self, server: str) -> float:
         return self.servers[server].timeout or self.timeout
 
-    def handles_transport_errors(self, server: str) -> bool:
+    def server_handle_transport_errors(self, server: str) -> bool:
         own = self.servers[server].handle_transport_errors
         return self.handle_transport_errors if own is None else own
+
+    def handles_transport_errors(self, server: str) -> bool:
+        deprecated = "Settings.handles_transport_errors() is deprecated: use server_handle_transport_errors()"
+        warnings.warn(deprecated, DeprecationWarning, stacklevel=2)
+        return self.server_handle_transport_errors(server)
 
     def server_max_argument_bytes(self, server: str) -> int:
         """The largest `tools/call` arguments (UTF-8 JSON bytes) sent to `server`."""

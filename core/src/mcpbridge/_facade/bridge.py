@@ -371,7 +371,7 @@ class MCPBridge:
             tool=mcp_tool,
             handler=self._handler(server),
             schema=schema,
-            handles_transport_errors=self.settings.handles_transport_errors(server),
+            handle_transport_errors=self.settings.server_handle_transport_errors(server),
             max_argument_bytes=self.settings.server_max_argument_bytes(server),
             max_argument_depth=self.settings.max_argument_depth,
             home=self._home,
