@@ -44,8 +44,6 @@ layers =
     _session
     _platform
     _base
-ignore_imports =
-    mcpbridge._base.config -> mcpbridge._platform.roots
 
 [importlinter:contract:core]
 name = The core never imports a plugin

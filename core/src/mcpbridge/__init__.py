@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from mcpbridge._platform.hookspecs import AddCommand, BridgeObserver, hookimpl
     from mcpbridge._platform.interrupts import InterruptLike, Question, pause
     from mcpbridge._platform.plugins import PluginConfig
+    from mcpbridge._platform.rounds import RoundAnswerer, call_of, capability_of, split_round
     from mcpbridge._platform.selectors import ServerName, ToolSelector, selected
     from mcpbridge._platform.sources import ValueSource
     from mcpbridge._session.connections import ModernOnly
@@ -96,6 +97,10 @@ _HOMES = {
     "InterruptLike": "_platform.interrupts",
     "Question": "_platform.interrupts",
     "pause": "_platform.interrupts",
+    "RoundAnswerer": "_platform.rounds",
+    "call_of": "_platform.rounds",
+    "capability_of": "_platform.rounds",
+    "split_round": "_platform.rounds",
     "RequestChanges": "_base.pipeline",
     "Resumed": "_base.pipeline",
     "ToolCallHandler": "_base.pipeline",
@@ -146,6 +151,7 @@ __all__ = [
     "RedactingFilter",
     "RequestChanges",
     "Resumed",
+    "RoundAnswerer",
     "STRUCTURED_CONTENT",
     "ServerConfig",
     "ServerConnectionError",
@@ -163,6 +169,8 @@ __all__ = [
     "ToolSelector",
     "ToolTimeoutError",
     "ValueSource",
+    "call_of",
+    "capability_of",
     "check_headers",
     "compose",
     "describe",
@@ -176,6 +184,7 @@ __all__ = [
     "result_text",
     "schema_problems",
     "selected",
+    "split_round",
     "to_mcp_server",
     "tool_hints",
 ]

@@ -28,7 +28,6 @@ from mcpbridge._base.bounds import (
 from mcpbridge._base.errors import ConfigError
 from mcpbridge._base.httpfields import header_problem, value_problem
 from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
-from mcpbridge._platform.roots import RootConfig
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 DEFAULT_PINS_FILE = "mcpbridge.pins.json"
@@ -74,9 +73,6 @@ class ServerConfig(BaseModel):
     """Overrides the top-level `handle_transport_errors` for this server."""
     max_argument_bytes: int | None = Field(default=None, gt=0)
     max_result_bytes: int | None = Field(default=None, gt=0)
-    roots: list[RootConfig] | None = None
-    """`file://` URIs (or `{uri = ..., name = ...}` tables) the server may work in, answered on
-    `roots/list`; change them with `MCPBridge.set_roots()`. Unset: the client has no roots."""
     pin_tools: bool | None = None
     """Overrides the top-level `pin_tools` for this server."""
 
@@ -121,6 +117,17 @@ class ServerConfig(BaseModel):
                 f"import string naming one; got {type(value).__name__}"
             )
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_moved_key(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "roots" in data:
+            raise ValueError(
+                "`roots` is no longer a server key: a plugin answers roots now; install it and give "
+                "this server's roots in its table, `[plugins.roots] servers = {<server> = [...]}` "
+                "(see docs/plugins/roots.md)"
+            )
+        return data
 
     @model_validator(mode="before")
     @classmethod

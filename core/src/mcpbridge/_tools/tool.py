@@ -23,6 +23,7 @@ from pydantic import PrivateAttr
 from mcpbridge._base.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
 from mcpbridge._platform.declaration import Capability
+from mcpbridge._platform.rounds import capability_of
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.wire import wire_problems
 from mcpbridge._tools.callbacks import nobody_listens
@@ -233,16 +234,11 @@ _ASKING_FOR: dict[Capability, str] = {
     "sampling": "a model's answer (sampling)",
     "roots": "its roots",
 }
-_METHODS: dict[str, Capability] = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
 
 
 def _asked_for(result: InputRequiredResult) -> Capability:
     """What a round nobody answered asks of the client: a person first, then a model, then roots."""
-    asked = {_METHODS.get(str(getattr(item, "method", ""))) for item in (result.input_requests or {}).values()}
+    asked = {capability_of(item) for item in (result.input_requests or {}).values()}
     return next((kind for kind in get_args(Capability) if kind in asked), "elicitation")
 
 
