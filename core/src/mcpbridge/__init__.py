@@ -47,14 +47,16 @@ if TYPE_CHECKING:
     from mcpbridge._facade.definitions import HeldTool
     from mcpbridge._facade.serve import to_mcp_server
     from mcpbridge._platform.claims import ClaimStore, LocalClaims
+    from mcpbridge._platform.context import BridgeContext
+    from mcpbridge._platform.context import BridgeContext as PluginConfig  # deprecated
     from mcpbridge._platform.declaration import Capability, Plugin
     from mcpbridge._platform.hints import ToolHints, tool_hints
     from mcpbridge._platform.hookspecs import AddCommand, BridgeObserver, hookimpl
     from mcpbridge._platform.interrupts import InterruptLike, Question, pause
-    from mcpbridge._platform.plugins import PluginConfig
     from mcpbridge._platform.rounds import RoundAnswerer, call_of, capability_of, split_round
     from mcpbridge._platform.selectors import ServerName, ToolSelector, selected
     from mcpbridge._platform.sources import ValueSource
+    from mcpbridge._platform.stash import Stash, StashKey
     from mcpbridge._session.connections import ModernOnly
     from mcpbridge._tools.beyond_tools import ServerInfo
     from mcpbridge._tools.results import STRUCTURED_CONTENT, result_text
@@ -109,7 +111,10 @@ _HOMES = {
     "ToolCallResult": "_base.pipeline",
     "TaskHandle": "_base.pipeline",
     "compose": "_base.pipeline",
-    "PluginConfig": "_platform.plugins",
+    "BridgeContext": "_platform.context",
+    "PluginConfig": "_platform.context",
+    "Stash": "_platform.stash",
+    "StashKey": "_platform.stash",
     "RedactingFilter": "_base.redaction",
     "install_log_redaction": "_base.redaction",
     "redact_text": "_base.redaction",
@@ -145,6 +150,9 @@ __all__ = [
     "ModernOnly",
     "Plugin",
     "PluginConfig",
+    "BridgeContext",
+    "Stash",
+    "StashKey",
     "PluginError",
     "InterruptLike",
     "Question",
@@ -189,13 +197,17 @@ __all__ = [
     "tool_hints",
 ]
 
+_DEPRECATED = frozenset({"PluginConfig"})
+"""Old names kept for one release; their homes warn when they are read."""
+
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'mcpbridge' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"mcpbridge.{home}"), name)
-    globals()[name] = value
+    if name not in _DEPRECATED:  # a deprecated name warns on every use
+        globals()[name] = value
     return value
 
 
