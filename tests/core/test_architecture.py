@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import ROOT
+from tests.conftest import ROOT
 
 
 def source_folders() -> list[Path]:
@@ -44,8 +44,6 @@ layers =
     _session
     _platform
     _base
-ignore_imports =
-    mcpbridge._base.config -> mcpbridge._platform.roots
 
 [importlinter:contract:core]
 name = The core never imports a plugin

@@ -6,7 +6,7 @@ import inspect
 import re
 
 from mcpbridge._platform import hookspecs
-from tests.helpers import ROOT
+from tests.conftest import ROOT
 
 
 def documented() -> dict[str, str]:

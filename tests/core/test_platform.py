@@ -1,6 +1,6 @@
 """The plugin platform: declared positions and their conflicts, settings parsed once and
 handed to hooks typed, the shared toolkit (selectors, hints, value sources, questions),
-refused hookimpl options, hook tracing, a fixed chain and one error tree."""
+hook tracing, a fixed chain and one error tree."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class Counting:
         self.seen: list[Any] = []
 
     @hookimpl
-    def mcpbridge_configure(self, settings: Settings) -> None:
+    def mcpbridge_check_settings(self, settings: Settings) -> None:
         self.seen.append(settings)
 
     @hookimpl
@@ -79,7 +79,7 @@ def test_settings_are_validated_once_and_handed_to_every_hook_typed() -> None:
     plugin = Counting()
     table = {"rules": [{"server": "b*", "tool": "get_*", "limit": 3}], "owners": {"basic": "ops"}}
     MCPBridge({"basic": basic.build(), "other": basic.build()}, plugins=[plugin], plugin_settings={"counting": table})
-    assert len(plugin.seen) == 4  # configure, interceptors, client options of two servers
+    assert len(plugin.seen) == 4  # check_settings, interceptors, client options of two servers
     assert all(seen is plugin.seen[0] for seen in plugin.seen)
     [rule] = plugin.seen[0].rules
     assert rule.limit == 3
@@ -188,19 +188,6 @@ async def test_asking_outside_a_graph_is_an_error_message_and_the_call_never_run
         message = await bridge.call_tool("basic", "echo", {"text": "x"})
     assert message.status == "error"
     assert "a yes or no for tool 'echo' on server 'basic' needs to pause the agent" in message.content
-
-
-@pytest.mark.parametrize("option", ["tryfirst", "trylast", "wrapper", "hookwrapper"])
-def test_pluggy_ordering_options_are_refused_with_the_fix(option: str) -> None:
-    class Eager:
-        mcpbridge_name = "eager"
-
-        @hookimpl(**{option: True})
-        def mcpbridge_interceptors(self) -> Any:
-            yield []
-
-    with pytest.raises(PluginError, match=rf"plugin 'eager': `@hookimpl\({option}=True\)`.*Plugin\(position="):
-        MCPBridge({}, plugins=[Eager()])
 
 
 def test_a_declaration_must_be_a_plugin() -> None:

@@ -18,7 +18,7 @@ from mcpbridge import (
     ConfigError,
     MCPBridge,
     Plugin,
-    PluginConfig,
+    BridgeContext,
     PluginError,
     ToolCallHandler,
     ToolCallRequest,
@@ -27,7 +27,7 @@ from mcpbridge import (
 from mcpbridge._base.config import build_settings
 from mcpbridge._facade.cli import main as cli
 from mcpbridge._platform.plugins import PluginHost
-from tests.helpers import ROOT
+from tests.conftest import ROOT
 from tests.servers import basic
 
 EXAMPLE = ROOT / "docs" / "examples" / "redact"
@@ -138,7 +138,7 @@ def test_plugin_settings_are_validated_by_the_plugin(installed: Path) -> None:
     with pytest.raises(ConfigError, match=r"plugin 'redact': invalid settings: `plugins.redact.pattern`: unknown key"):
         MCPBridge({}, plugins=["redact"], plugin_settings={"redact": {"pattern": "x"}})
     with pytest.raises(
-        PluginError, match="plugin 'redact' failed in mcpbridge_configure: ValueError: .*not a regular expression"
+        PluginError, match="plugin 'redact' failed in mcpbridge_check_settings: ValueError: .*not a regular expression"
     ):
         MCPBridge({}, plugins=["redact"], plugin_settings={"redact": {"patterns": ["("]}})
 
@@ -153,7 +153,7 @@ class Tracer:
             self.mcpbridge_plugin = declared
 
     @hookimpl
-    def mcpbridge_interceptors(self, config: PluginConfig) -> list[Any]:
+    def mcpbridge_interceptors(self, config: BridgeContext) -> list[Any]:
         async def interceptor(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
             self.trace.append(self.mcpbridge_name)
             return await handler(request)
@@ -234,7 +234,7 @@ def test_plugins_command(
     rows = {row["name"]: row for row in data["plugins"]}
     assert rows["redact"]["state"] == "enabled"
     assert rows["redact"]["position"] == 0
-    assert rows["redact"]["hooks"] == ["mcpbridge_configure", "mcpbridge_interceptors"]
+    assert rows["redact"]["hooks"] == ["mcpbridge_check_settings", "mcpbridge_interceptors"]
     assert rows["redact"]["version"] == "0.1.0"
     assert rows["broken"] == {**rows["broken"], "state": "disabled", "reason": "disabled in [plugins] disabled"}
     assert data["chain"] == ["redact", "claiming"]

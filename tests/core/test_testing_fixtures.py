@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.types import Command
 
-from mcpbridge import PluginConfig, ToolCallHandler, ToolCallRequest, hookimpl, pause
+from mcpbridge import BridgeContext, ToolCallHandler, ToolCallRequest, hookimpl, pause
 from mcpbridge.testing import ScriptedChatModel, stdio_config, tool_call_turn
 
 
@@ -19,7 +19,7 @@ class GreetingPlugin:
     mcpbridge_name = "greeting"
 
     @hookimpl
-    def mcpbridge_interceptors(self, config: PluginConfig) -> list[Any]:
+    def mcpbridge_interceptors(self, config: BridgeContext) -> list[Any]:
         async def add_name(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
             return await handler(request.override(args={**request.args, "name": request.runtime.context["name"]}))
 

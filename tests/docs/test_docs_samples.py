@@ -133,7 +133,7 @@ def check_config(data: dict[str, Any]) -> None:
         data = {**data, "servers": {name: {"url": STAND_IN_URL} for name in sorted(names)}}
     settings = build_settings(data)
     plugins = [plugin_object(name) for name in sorted(set(data.get("plugins", {})) - PLUGINS_KEYS)]
-    MCPBridge(settings=settings, plugins=plugins)  # runs every named plugin's mcpbridge_configure
+    MCPBridge(settings=settings, plugins=plugins)  # runs every named plugin's mcpbridge_check_settings
 
 
 def plugin_object(name: str) -> object:

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge
-from mcpbridge.testing import serving
-from tests.helpers import ROOT
+from tests.conftest import ROOT, serving
 from tests.servers import raw_jsonrpc
 
 CALL_LIMIT_S = 10

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import mcpbridge_roots
 import pytest
 
 from mcpbridge import MCPBridge
@@ -29,12 +30,13 @@ async def shown_roots(bridge: MCPBridge) -> str:
 
 async def test_everything_reads_the_roots_and_their_changes(everything: dict[str, Any]) -> None:
     roots = ["file:///srv/project", {"uri": "file:///home/ann/notes", "name": "notes"}]
-    async with MCPBridge({"everything": {**everything, "roots": roots}}) as bridge:
+    settings = {"roots": {"servers": {"everything": roots}}}
+    async with MCPBridge({"everything": everything}, plugin_settings=settings) as bridge:
         first = await shown_roots(bridge)
         assert "Current MCP Roots (2 total)" in first
         assert "URI: file:///srv/project" in first
         assert "notes\n   URI: file:///home/ann/notes" in first
-        await bridge.set_roots("everything", [{"uri": "file:///srv/other", "name": "other"}])
+        await mcpbridge_roots.set_roots(bridge, "everything", [{"uri": "file:///srv/other", "name": "other"}])
         for _ in range(100):  # the server asks roots/list again when notified
             now = await shown_roots(bridge)
             if "(1 total)" in now:

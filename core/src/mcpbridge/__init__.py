@@ -30,7 +30,6 @@ if TYPE_CHECKING:
         ToolCallError,
         ToolTimeoutError,
         describe,
-        validation_problems,
     )
     from mcpbridge._base.httpfields import check_headers, header_problem
     from mcpbridge._base.pipeline import (
@@ -42,21 +41,22 @@ if TYPE_CHECKING:
         ToolCallRequest,
         ToolCallResult,
         compose,
-        error_result,
     )
     from mcpbridge._base.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
-    from mcpbridge._base.textpattern import TextPattern
     from mcpbridge._facade.bridge import MCPBridge
     from mcpbridge._facade.definitions import HeldTool
     from mcpbridge._facade.serve import to_mcp_server
     from mcpbridge._platform.claims import ClaimStore, LocalClaims
+    from mcpbridge._platform.context import BridgeContext
+    from mcpbridge._platform.context import BridgeContext as PluginConfig  # deprecated
     from mcpbridge._platform.declaration import Capability, Plugin
     from mcpbridge._platform.hints import ToolHints, tool_hints
     from mcpbridge._platform.hookspecs import AddCommand, BridgeObserver, hookimpl
     from mcpbridge._platform.interrupts import InterruptLike, Question, pause
-    from mcpbridge._platform.plugins import PluginConfig
+    from mcpbridge._platform.rounds import RoundAnswerer, call_of, capability_of, split_round
     from mcpbridge._platform.selectors import ServerName, ToolSelector, selected
-    from mcpbridge._platform.sources import ValueSource, thread_id
+    from mcpbridge._platform.sources import ValueSource
+    from mcpbridge._platform.stash import Stash, StashKey
     from mcpbridge._session.connections import ModernOnly
     from mcpbridge._tools.beyond_tools import ServerInfo
     from mcpbridge._tools.results import STRUCTURED_CONTENT, result_text
@@ -88,7 +88,6 @@ _HOMES = {
     "ToolCallError": "_base.errors",
     "ToolTimeoutError": "_base.errors",
     "describe": "_base.errors",
-    "validation_problems": "_base.errors",
     "ToolHints": "_platform.hints",
     "tool_hints": "_platform.hints",
     "AddCommand": "_platform.hookspecs",
@@ -100,6 +99,10 @@ _HOMES = {
     "InterruptLike": "_platform.interrupts",
     "Question": "_platform.interrupts",
     "pause": "_platform.interrupts",
+    "RoundAnswerer": "_platform.rounds",
+    "call_of": "_platform.rounds",
+    "capability_of": "_platform.rounds",
+    "split_round": "_platform.rounds",
     "RequestChanges": "_base.pipeline",
     "Resumed": "_base.pipeline",
     "ToolCallHandler": "_base.pipeline",
@@ -108,10 +111,10 @@ _HOMES = {
     "ToolCallResult": "_base.pipeline",
     "TaskHandle": "_base.pipeline",
     "compose": "_base.pipeline",
-    "error_result": "_base.pipeline",
-    "TextPattern": "_base.textpattern",
-    "thread_id": "_platform.sources",
-    "PluginConfig": "_platform.plugins",
+    "BridgeContext": "_platform.context",
+    "PluginConfig": "_platform.context",
+    "Stash": "_platform.stash",
+    "StashKey": "_platform.stash",
     "RedactingFilter": "_base.redaction",
     "install_log_redaction": "_base.redaction",
     "redact_text": "_base.redaction",
@@ -147,12 +150,16 @@ __all__ = [
     "ModernOnly",
     "Plugin",
     "PluginConfig",
+    "BridgeContext",
+    "Stash",
+    "StashKey",
     "PluginError",
     "InterruptLike",
     "Question",
     "RedactingFilter",
     "RequestChanges",
     "Resumed",
+    "RoundAnswerer",
     "STRUCTURED_CONTENT",
     "ServerConfig",
     "ServerConnectionError",
@@ -169,12 +176,12 @@ __all__ = [
     "ToolHints",
     "ToolSelector",
     "ToolTimeoutError",
-    "TextPattern",
     "ValueSource",
+    "call_of",
+    "capability_of",
     "check_headers",
     "compose",
     "describe",
-    "error_result",
     "header_problem",
     "hookimpl",
     "install_log_redaction",
@@ -185,11 +192,13 @@ __all__ = [
     "result_text",
     "schema_problems",
     "selected",
-    "thread_id",
+    "split_round",
     "to_mcp_server",
     "tool_hints",
-    "validation_problems",
 ]
+
+_DEPRECATED = frozenset({"PluginConfig"})
+"""Old names kept for one release; their homes warn when they are read."""
 
 
 def __getattr__(name: str) -> Any:
@@ -197,7 +206,8 @@ def __getattr__(name: str) -> Any:
     if home is None:
         raise AttributeError(f"module 'mcpbridge' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"mcpbridge.{home}"), name)
-    globals()[name] = value
+    if name not in _DEPRECATED:  # a deprecated name warns on every use
+        globals()[name] = value
     return value
 
 

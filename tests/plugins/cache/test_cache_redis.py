@@ -22,7 +22,8 @@ from redis.asyncio import Redis
 from mcpbridge import ConfigError, MCPBridge
 from mcpbridge._facade.cli import main
 from mcpbridge.testing import make_runtime
-from tests.helpers.cache import READS, SECRET, BridgeMaker, cache_entries, call, text
+
+from .conftest import READS, SECRET, BridgeMaker, cache_entries, call, text
 
 
 async def entry_keys(redis: Redis, namespace: str) -> list[str]:

@@ -11,9 +11,23 @@ from langgraph.types import Command, interrupt
 from mcp.types import InputRequiredResult
 from mcpbridge_events import ToolCallAssembler
 
-from mcpbridge import ConfigError, MCPBridge, ToolCallHandler, ToolCallRequest
+from mcpbridge import ConfigError, MCPBridge, Plugin, ToolCallHandler, ToolCallInterceptor, ToolCallRequest, hookimpl
 
 from .events_support import FORECAST, USER, agent, ask, build_server, lifecycle, stream
+
+
+class Reporting:
+    """A plugin inside the events plugin that declares the artifact entry types it adds."""
+
+    mcpbridge_name = "reporting"
+
+    def __init__(self, interceptor: ToolCallInterceptor, *artifacts: str) -> None:
+        self.mcpbridge_plugin = Plugin(position=50, artifacts=artifacts)
+        self.interceptor = interceptor
+
+    @hookimpl
+    def mcpbridge_interceptors(self) -> list[ToolCallInterceptor]:
+        return [self.interceptor]
 
 
 def by_call(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -71,12 +85,13 @@ async def test_other_plugins_show_up_as_fields_of_the_same_call() -> None:
         request.notify("cache.hit", age_s=1.5)
         request.artifact.append({"type": "mcpbridge_cache", "hit": True})
         request.artifact.append({"type": "mcpbridge_retry", "attempts": 2})
+        request.artifact.append({"type": "audit", "who": "ops"})  # declared: a note, whatever its name
+        request.artifact.append({"type": "mcpbridge_undeclared", "x": 1})  # not declared by any plugin
         request.artifact.append({"type": "not_ours", "x": 1})
         return await handler(request)
 
-    async with MCPBridge(
-        {"weather": build_server()}, plugins=[mcpbridge_events], interceptors=[busy_plugins]
-    ) as bridge:
+    reporting = Reporting(busy_plugins, "mcpbridge_cache", "mcpbridge_retry", "audit")
+    async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events, reporting]) as bridge:
         graph = agent(await bridge.list_tools(), ask(("add", {"a": 1, "b": 1})))
         chunks = await stream(graph, USER, ["updates", "custom"])
     events = lifecycle(chunks)
@@ -88,13 +103,19 @@ async def test_other_plugins_show_up_as_fields_of_the_same_call() -> None:
         ("retry.attempt", {"attempt": 2, "error": "flaky"}),
         ("cache.hit", {"age_s": 1.5}),
     ]
-    assert events[-1]["notes"] == [{"type": "mcpbridge_cache", "hit": True}, {"type": "mcpbridge_retry", "attempts": 2}]
+    assert events[0]["note_types"] == ["audit", "mcpbridge_cache", "mcpbridge_retry"]
+    assert events[-1]["notes"] == [
+        {"type": "mcpbridge_cache", "hit": True},
+        {"type": "mcpbridge_retry", "attempts": 2},
+        {"type": "audit", "who": "ops"},
+    ]
 
     assembler = ToolCallAssembler()
     for chunk in chunks:
         assembler.feed(chunk)
     [call] = assembler.tool_calls
     assert (call.status, call.cached, call.attempts, call.approval) == ("finished", True, 2, "approve")
+    assert call.notes == events[-1]["notes"]  # the ToolMessage's other entries are not notes
     assert [u["update"] for u in call.updates] == [
         "approval.requested",
         "approval.decided",
@@ -163,8 +184,7 @@ async def test_settings_can_keep_arguments_and_outputs_off_the_stream() -> None:
     settings = {"events": {"include_input": False, "include_output": False}}
     async with MCPBridge(
         {"weather": build_server()},
-        plugins=[mcpbridge_events],
-        interceptors=[approve_edited],
+        plugins=[mcpbridge_events, Reporting(approve_edited, "mcpbridge_approval")],
         plugin_settings=settings,
     ) as bridge:
         graph = agent(await bridge.list_tools(), ask(("add", {"a": 2, "b": 3})))

@@ -19,7 +19,8 @@ from opentelemetry.trace import NoOpTracerProvider, StatusCode
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
-from tests.helpers.telemetry import Telemetry, build_server
+
+from .conftest import Telemetry, build_server
 
 PLUGIN_EVENTS = [
     ("cache.miss", {"key": "k1"}),

@@ -14,7 +14,8 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader, NumberDataPoint
 
 from mcpbridge import ConfigError, MCPBridge
-from tests.helpers.telemetry import build_server
+
+from .conftest import build_server
 
 
 def points(reader: InMemoryMetricReader, name: str) -> list[Any]:

@@ -8,6 +8,7 @@ import importlib
 import os
 import re
 import tomllib
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -24,10 +25,9 @@ from mcpbridge._base.bounds import (
     SENDABLE_DEPTH,
     SchemaBounds,
 )
-from mcpbridge._base.errors import ConfigError, validation_problems
+from mcpbridge._base.errors import ConfigError
 from mcpbridge._base.httpfields import header_problem, value_problem
 from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
-from mcpbridge._platform.roots import RootConfig
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 DEFAULT_PINS_FILE = "mcpbridge.pins.json"
@@ -70,11 +70,9 @@ class ServerConfig(BaseModel):
     connect_timeout: float = Field(default=30.0, gt=0)
     mode: Literal["auto", "legacy", "modern"] = "auto"
     handle_transport_errors: bool | None = None
+    """Overrides the top-level `handle_transport_errors` for this server."""
     max_argument_bytes: int | None = Field(default=None, gt=0)
     max_result_bytes: int | None = Field(default=None, gt=0)
-    roots: list[RootConfig] | None = None
-    """`file://` URIs (or `{uri = ..., name = ...}` tables) the server may work in, answered on
-    `roots/list`; change them with `MCPBridge.set_roots()`. Unset: the client has no roots."""
     pin_tools: bool | None = None
     """Overrides the top-level `pin_tools` for this server."""
 
@@ -119,6 +117,17 @@ class ServerConfig(BaseModel):
                 f"import string naming one; got {type(value).__name__}"
             )
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_moved_key(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "roots" in data:
+            raise ValueError(
+                "`roots` is no longer a server key: a plugin answers roots now; install it and give "
+                "this server's roots in its table, `[plugins.roots] servers = {<server> = [...]}` "
+                "(see docs/plugins/roots.md)"
+            )
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -201,6 +210,7 @@ class Settings(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     on_server_error: Literal["raise", "skip"] = "raise"
     handle_transport_errors: bool = False
+    """A `ServerConnectionError` becomes an error ToolMessage (True) or is raised (False)."""
     handle_tool_errors: bool = True
     """A failed call given as a ToolCall becomes an error ToolMessage (True) or raises (False):
     the default `handle_tool_error` of the bridge's tools."""
@@ -224,9 +234,14 @@ class Settings(BaseModel):
     def server_timeout(self, server: str) -> float:
         return self.servers[server].timeout or self.timeout
 
-    def handles_transport_errors(self, server: str) -> bool:
+    def server_handle_transport_errors(self, server: str) -> bool:
         own = self.servers[server].handle_transport_errors
         return self.handle_transport_errors if own is None else own
+
+    def handles_transport_errors(self, server: str) -> bool:
+        deprecated = "Settings.handles_transport_errors() is deprecated: use server_handle_transport_errors()"
+        warnings.warn(deprecated, DeprecationWarning, stacklevel=2)
+        return self.server_handle_transport_errors(server)
 
     def server_max_argument_bytes(self, server: str) -> int:
         """The largest `tools/call` arguments (UTF-8 JSON bytes) sent to `server`."""
@@ -248,27 +263,6 @@ class Settings(BaseModel):
         """Values to keep out of logs and errors: static header values, `env` values whose
         names look secret, and credentials in server URLs (see `mcpbridge._base.redaction`)."""
         return frozenset(_secrets_in(self.model_dump(include={"servers"})["servers"]))
-
-    def with_overrides(
-        self,
-        *,
-        servers: Mapping[str, Any] | None = None,
-        plugin_settings: Mapping[str, Mapping[str, Any]] | None = None,
-        **options: Any,
-    ) -> Settings:
-        """These settings with `MCPBridge(...)`'s keyword arguments over them: `servers` and
-        `plugin_settings` (`${ENV}` expanded) add to or replace tables by name, and every
-        other option that is not None replaces its key; validated again, as a file is."""
-        base: dict[str, Any] = {**self.model_dump(exclude={"source"}), "servers": dict(self.servers)}
-        if servers is not None:
-            base["servers"] = {**base["servers"], **expand_env(servers, "MCPBridge(servers=...)")}
-        base.update({key: value for key, value in options.items() if value is not None})
-        if plugin_settings:
-            plugins = dict(base.get("plugins") or {})
-            for name, table in expand_env(plugin_settings, "MCPBridge(plugin_settings=...)").items():
-                plugins[name] = {**plugins.get(name, {}), **table}
-            base["plugins"] = plugins
-        return build_settings(base, self.source)
 
 
 def build_settings(data: Mapping[str, Any], source: str | None = None) -> Settings:
@@ -380,6 +374,11 @@ def _url_secrets(url: str) -> list[str]:
 
 def _explain(exc: ValidationError, source: str | None) -> str:
     where = f" in {source}" if source else ""
-    unknown = "unknown key (check its spelling against docs/configuration.md)"
-    lines = [f"  {key or '(top level)'}: {message}" for key, message in validation_problems(exc, unknown_key=unknown)]
+    lines = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown key (check its spelling against docs/configuration.md)"
+        lines.append(f"  {key}: {message}")
     return f"invalid mcpbridge configuration{where}:\n" + "\n".join(lines)

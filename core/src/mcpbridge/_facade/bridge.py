@@ -14,10 +14,9 @@ from typing import Any, Literal, TypeVar
 from langchain_core.documents.base import Blob
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from mcp.client.session import ClientSession
-from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate, Root, Tool
-from pydantic import ValidationError
+from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool
 
-from mcpbridge._base.config import ServerConfig, Settings, load_settings
+from mcpbridge._base.config import Settings, build_settings, expand_env, load_settings
 from mcpbridge._base.errors import ConfigError, ServerConnectionError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._base.redaction import install_log_redaction
@@ -25,7 +24,6 @@ from mcpbridge._facade.definitions import HeldTool, ToolDefinitions
 from mcpbridge._facade.listing import ToolNames
 from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._platform.plugins import PluginHost
-from mcpbridge._platform.roots import RootConfig, Roots, roots_changed
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
 from mcpbridge._tools.beyond_tools import (
@@ -67,7 +65,8 @@ class MCPBridge:
         handle_tool_errors: bool | None = None,
         plugin_settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
-        self.settings = (settings if settings is not None else Settings()).with_overrides(
+        self.settings = _merge(
+            settings,
             servers=servers,
             tool_name_prefix=tool_name_prefix,
             timeout=timeout,
@@ -82,14 +81,12 @@ class MCPBridge:
         self._interceptors = tuple(self.plugins.interceptors(interceptors))
         self.claims: ClaimStore = self.plugins.claim_store() or LOCAL_CLAIMS
         """Where resumed calls are claimed, so that one worker runs each (the `"claiming"` layer)."""
-        configured = self.settings.servers.items()
-        self._roots = {name: Roots(name, server.roots) for name, server in configured if server.roots is not None}
         self._connections = {
             name: Connection(
                 name,
                 server,
                 timeout=self.settings.server_timeout(name),
-                client_options=self._client_options(name, server),
+                client_options=self.plugins.client_options(name, server),
                 max_result_bytes=self.settings.server_max_result_bytes(name),
                 max_argument_bytes=self.settings.server_max_argument_bytes(name),
                 unanswered=self.plugins.unanswered,
@@ -102,18 +99,6 @@ class MCPBridge:
         self._handlers: dict[str, ToolCallHandler] = {}
         self._definitions = ToolDefinitions(self.settings, self.plugins.bridge_observers())
         self._names = ToolNames()
-
-    def _client_options(self, name: str, server: ServerConfig) -> dict[str, Any]:
-        options = self.plugins.client_options(name, server)
-        roots = self._roots.get(name)
-        if roots is not None:
-            if "list_roots_callback" in options:
-                raise ConfigError(
-                    f"server {name!r} has `roots` configured and a plugin also answers its roots "
-                    "(`list_roots_callback`): drop one of them"
-                )
-            options.update(roots.client_options())
-        return options
 
     @property
     def interceptors(self) -> tuple[ToolCallInterceptor, ...]:
@@ -310,34 +295,6 @@ class MCPBridge:
         )
         return to_messages(result)
 
-    def roots(self, server: str) -> list[Root]:
-        """The roots `server` is told (its `roots` config, or what `set_roots` set last)."""
-        self._connection(server)
-        found = self._roots.get(server)
-        return list(found.result.roots) if found is not None else []
-
-    async def set_roots(self, server: str, roots: Sequence[str | Mapping[str, Any]]) -> None:
-        """Replace the roots of `server` (`file://` URIs, or `{"uri": ..., "name": ...}`) and,
-        when its session is open on the legacy protocol, send it
-        `notifications/roots/list_changed` (the modern protocol has no such notification:
-        a modern server gets the new roots the next time it asks)."""
-        self._connection(server)
-        found = self._roots.get(server)
-        if found is None:
-            raise ConfigError(
-                f"server {server!r} was not given `roots`, so it was never told this client has roots: "
-                "configure `roots = []` (or its first roots) for it, then change them with `set_roots`"
-            )
-        try:
-            checked = [RootConfig.model_validate(root) for root in roots]
-        except ValidationError as exc:
-            problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
-            raise ConfigError(f"set_roots for server {server!r}: {problems}") from None
-        found.set(checked)
-        connection = self._connections[server]
-        if connection.connected:
-            await self._home.submit(connection.request("notifications/roots/list_changed", roots_changed))
-
     def calls_in_flight(self, server: str) -> tuple[ToolCallRequest, ...]:
         """The tool calls on `server` that have been sent and not yet answered, e.g. for a
         client callback (elicitation, sampling) that wants to know which call it serves."""
@@ -370,7 +327,7 @@ class MCPBridge:
             tool=mcp_tool,
             handler=self._handler(server),
             schema=schema,
-            handles_transport_errors=self.settings.handles_transport_errors(server),
+            handle_transport_errors=self.settings.server_handle_transport_errors(server),
             max_argument_bytes=self.settings.server_max_argument_bytes(server),
             max_argument_depth=self.settings.max_argument_depth,
             home=self._home,
@@ -385,9 +342,7 @@ class MCPBridge:
         """The interceptor chain around `server`'s session, composed once for all its tools."""
         handler = self._handlers.get(server)
         if handler is None:
-            connection = self._connections[server]
-            roots = self._roots.get(server)
-            terminal = roots.answering(connection.call_tool) if roots is not None else connection.call_tool
+            terminal = self._connections[server].call_tool
             handler = self._handlers[server] = compose((*self.interceptors, claiming(self.claims)), terminal)
         return handler
 
@@ -397,3 +352,25 @@ def _reader(uri: str) -> Callable[[ClientSession], Awaitable[ReadResourceResult]
         return session.read_resource(uri)
 
     return read
+
+
+def _merge(
+    settings: Settings | None,
+    *,
+    servers: Mapping[str, Any] | None,
+    plugin_settings: Mapping[str, Mapping[str, Any]] | None,
+    **options: Any,
+) -> Settings:
+    """Keyword arguments override (and add to) what a config file said."""
+    base: dict[str, Any] = settings.model_dump(exclude={"source"}) if settings is not None else {}
+    if settings is not None:
+        base["servers"] = dict(settings.servers)
+    if servers is not None:
+        base["servers"] = {**base.get("servers", {}), **expand_env(servers, "MCPBridge(servers=...)")}
+    base.update({key: value for key, value in options.items() if value is not None})
+    if plugin_settings:
+        plugins = dict(base.get("plugins") or {})
+        for name, table in expand_env(plugin_settings, "MCPBridge(plugin_settings=...)").items():
+            plugins[name] = {**plugins.get(name, {}), **table}
+        base["plugins"] = plugins
+    return build_settings(base, settings.source if settings is not None else None)

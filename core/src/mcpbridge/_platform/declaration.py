@@ -1,5 +1,5 @@
 """What a plugin declares about itself: where its interceptors sit in the chain, its
-settings model, and the client capabilities it answers.
+settings model, the client capabilities it answers and the artifact entries it adds.
 
     mcpbridge_plugin = Plugin(settings=Settings, position=40, after=("approval",))
 
@@ -45,6 +45,11 @@ class Plugin:
     advice: str = ""
     """What to change when the plugin is enabled and still did not answer a server (e.g. a
     setting that legacy-protocol servers need); shown in that hint."""
+    artifacts: tuple[str, ...] = ()
+    """The `type`s of the entries this plugin adds to `request.artifact` (e.g.
+    `("mcpbridge_cache",)`). Hooks see the enabled plugins' union as
+    `config.artifact_types`, so a plugin that reports on calls (events) tells them apart from
+    the core's own entries and from anything else an interceptor adds."""
 
 
 def declaration_of(ep: importlib.metadata.EntryPoint | None) -> Plugin | None:

@@ -2,15 +2,17 @@
 
 Hooks are synchronous and run when a bridge is built (`mcpbridge_teardown` when it
 closes); they return objects (interceptors, client callbacks) that the core awaits later.
-An implementation takes any subset of a hook's arguments, by name. The core calls each
-plugin's implementation on its own, in chain order (outermost plugin first); so the pluggy
-options `tryfirst`, `trylast`, `wrapper` and `hookwrapper` would mean nothing and are
-refused at registration: declare a position with `mcpbridge_plugin = Plugin(...)` instead.
-Set `MCPBRIDGE_TRACE_HOOKS=1` to see every hook call (and every interceptor a tool call
-passes through) on stderr, in the order they run.
+An implementation takes any subset of a hook's arguments, by name. The core calls hooks
+through pluggy (`manager.hook.<name>(...)`), implementations in chain order (outermost
+plugin first), so pluggy's `tryfirst`, `trylast` and `wrapper` work as in any pluggy
+project; they order hook calls only, never the interceptor chain, which plugins declare with
+`mcpbridge_plugin = Plugin(...)`. Set `MCPBRIDGE_TRACE_HOOKS=1` to see every hook call (and
+every interceptor a tool call passes through) on stderr, in the order they run.
 
 `settings` is the plugin's own `[plugins.<name>]` table, validated once by the model its
-`Plugin(settings=...)` declares (None without one); `config` is the whole configuration.
+`Plugin(settings=...)` declares (None without one), and `interceptors` (teardown) the ones
+the plugin contributed: each implementation gets its own plugin's. `config` is the bridge's
+`BridgeContext`: the whole configuration, the chain, and `stash` for per-bridge state.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from mcpbridge._base.config import ServerConfig
     from mcpbridge._base.pipeline import ToolCallInterceptor
     from mcpbridge._platform.claims import ClaimStore
-    from mcpbridge._platform.plugins import PluginConfig
+    from mcpbridge._platform.context import BridgeContext
 
 PROJECT = "mcpbridge"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -40,14 +42,24 @@ BridgeObserver: TypeAlias = Callable[[str, Mapping[str, Any]], None]
 
 
 @hookspec
-def mcpbridge_configure(settings: Any, config: PluginConfig) -> None:
+def mcpbridge_check_settings(settings: Any, config: BridgeContext) -> None:
     """Check what the settings model cannot (e.g. a combination of keys with the servers'
     transports) when a bridge is built, before any other hook. Raise `ConfigError` to refuse
     them; the return value is ignored."""
 
 
+@hookspec(
+    warn_on_impl=DeprecationWarning(
+        "the hook mcpbridge_configure is deprecated and goes in the next release: "
+        "rename your implementation to mcpbridge_check_settings (same arguments)"
+    )
+)
+def mcpbridge_configure(settings: Any, config: BridgeContext) -> None:
+    """Deprecated name of `mcpbridge_check_settings`, still called (right after it)."""
+
+
 @hookspec
-def mcpbridge_interceptors(settings: Any, config: PluginConfig) -> Sequence[ToolCallInterceptor] | None:
+def mcpbridge_interceptors(settings: Any, config: BridgeContext) -> Sequence[ToolCallInterceptor] | None:
     """Contribute tool-call interceptors, once per bridge.
 
     Return the interceptors your plugin adds, outermost first, or None. They sit in the
@@ -57,7 +69,7 @@ def mcpbridge_interceptors(settings: Any, config: PluginConfig) -> Sequence[Tool
 
 @hookspec
 def mcpbridge_client_options(
-    server_name: str, server: ServerConfig, settings: Any, config: PluginConfig
+    server_name: str, server: ServerConfig, settings: Any, config: BridgeContext
 ) -> Mapping[str, Any] | None:
     """Contribute keyword arguments for the mcp `Client` of one server, once per server.
 
@@ -69,7 +81,7 @@ def mcpbridge_client_options(
 
 
 @hookspec
-def mcpbridge_claim_store(settings: Any, config: PluginConfig) -> ClaimStore | None:
+def mcpbridge_claim_store(settings: Any, config: BridgeContext) -> ClaimStore | None:
     """Provide the store where workers claim resumed calls (shared by every worker that may
     resume the same threads), once per bridge, or None. At most one plugin may provide one;
     without any, claims are held in this process. The core's `"claiming"` layer (innermost in
@@ -77,7 +89,7 @@ def mcpbridge_claim_store(settings: Any, config: PluginConfig) -> ClaimStore | N
 
 
 @hookspec
-def mcpbridge_bridge_observer(settings: Any, config: PluginConfig) -> BridgeObserver | None:
+def mcpbridge_bridge_observer(settings: Any, config: BridgeContext) -> BridgeObserver | None:
     """Contribute a listener for events of the bridge itself (not of one tool call), once per
     bridge, or None. The bridge calls `observer(event, data)` on its event loop as each event
     happens: keep it quick, never block. One that raises is logged and the others still hear.
@@ -88,7 +100,7 @@ def mcpbridge_bridge_observer(settings: Any, config: PluginConfig) -> BridgeObse
 
 @hookspec
 def mcpbridge_teardown(
-    interceptors: Sequence[ToolCallInterceptor], settings: Any, config: PluginConfig
+    interceptors: Sequence[ToolCallInterceptor], settings: Any, config: BridgeContext
 ) -> Awaitable[None] | None:
     """Release what your interceptors hold (a Redis client, an exporter) when the bridge
     closes, innermost plugin first. `interceptors` are the ones your plugin contributed.
@@ -97,7 +109,7 @@ def mcpbridge_teardown(
 
 
 @hookspec
-def mcpbridge_status(settings: Any, config: PluginConfig) -> str | None:
+def mcpbridge_status(settings: Any, config: BridgeContext) -> str | None:
     """One line for `mcpbridge plugins` saying what the plugin will do with these settings
     (e.g. "caches nothing: no rules"), or None."""
 

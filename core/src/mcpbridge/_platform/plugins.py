@@ -1,13 +1,12 @@
 """The plugin manager: find plugins through the `mcpbridge` entry point group, load them one
 at a time, decide which are enabled, order them by what they declare, validate their
-settings once, and call their hooks through typed methods (so mypy checks every hook call)."""
+settings once, and call their hooks through pluggy behind typed methods, one per hook."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import logging
 import os
-import sys
 import types
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,11 +18,13 @@ from pydantic import BaseModel, ValidationError
 
 from mcpbridge._base.config import ServerConfig, Settings
 from mcpbridge._base.errors import ConfigError, PluginError
-from mcpbridge._base.pipeline import ToolCallInterceptor, tracing
+from mcpbridge._base.pipeline import ToolCallInterceptor
 from mcpbridge._platform import hookspecs
+from mcpbridge._platform.calls import EACH_OWN, HookCalls
 from mcpbridge._platform.claims import ClaimStore
+from mcpbridge._platform.context import BridgeContext
 from mcpbridge._platform.declaration import DECLARATION, Capability, Plugin, declaration_of
-from mcpbridge._platform.ordering import chain_order, refuse_positional_options
+from mcpbridge._platform.ordering import chain_order
 
 logger = logging.getLogger(__name__)
 
@@ -35,25 +36,6 @@ _DIRECT_PLUGIN = Plugin(position=100)
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
-
-
-@dataclass(frozen=True)
-class PluginConfig:
-    """What every hook receives: the bridge's settings and each plugin's own table."""
-
-    settings: Settings
-    chain: tuple[str, ...] = ()
-    """The interceptor chain's plugin names, outermost first (`"interceptors"` stands for
-    `MCPBridge(interceptors=...)`), e.g. to refuse a `[plugins] order` that would put
-    something inside a layer that must be innermost."""
-
-    @property
-    def source(self) -> str | None:
-        return self.settings.source
-
-    def section(self, plugin: str) -> dict[str, Any]:
-        """The raw `[plugins.<plugin>]` table (empty when absent)."""
-        return self.settings.plugins.sections.get(plugin, {})
 
 
 @dataclass
@@ -95,9 +77,11 @@ class PluginHost:
         self._direct = direct
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
+        self.calls = HookCalls(self.manager, self._own)
         self.infos: dict[str, PluginInfo] = {}
         self.plugin_settings: dict[str, BaseModel | None] = {}
         self.contributed: dict[str, list[ToolCallInterceptor]] = {}
+        self._loaded: list[tuple[object, str]] = []
         self._available = {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
         available = self._available
         given = [item if isinstance(item, str) else _object_name(item) for item in explicit or ()]
@@ -106,15 +90,12 @@ class PluginHost:
             self._load_explicit(explicit, available)
         else:
             self._load_selected(available, os.environ)
-        try:
-            self.manager.check_pending()
-        except pluggy.PluginValidationError as exc:
-            name = self.manager.get_name(exc.plugin) or repr(exc.plugin)
-            raise PluginError(
-                f"plugin {name!r} implements a hook that does not exist: {exc} (check the name against docs/hooks.md)"
-            ) from None
         self.order = self._ordered()
-        self.config = PluginConfig(settings, tuple(self.order))
+        self.calls.order = self.order
+        self._register_in_order()
+        artifacts = frozenset(kind for name in self.enabled for kind in self.declared(name).artifacts)
+        self.config = BridgeContext(settings, tuple(self.order), artifacts)
+        """What every hook gets as `config`; its `stash` lives as long as this host."""
         for position, name in enumerate(n for n in self.order if n in self.infos):
             self.infos[name].position = position
 
@@ -173,21 +154,29 @@ class PluginHost:
             raise PluginError(
                 f"plugin {name!r}: `{DECLARATION}` must be a `mcpbridge.Plugin(...)`, not a {type(declared).__name__}"
             )
-        try:
-            self.manager.register(plugin, name=name)
-        except pluggy.PluginValidationError as exc:
-            raise PluginError(f"plugin {name!r} is invalid: {exc}") from None
-        except ValueError as exc:
-            raise PluginError(f"plugin {name!r} is registered twice: {exc}") from None
-        callers = self.manager.get_hookcallers(plugin) or []
-        for caller in callers:
-            for impl in caller.get_hookimpls():
-                if impl.plugin is plugin:
-                    refuse_positional_options(name, impl)
         info = self._info(name, ep, enabled=True, reason="")
-        info.hooks = sorted(caller.name for caller in callers)
         info.declared = declared
         self.infos[name] = info
+        self._loaded.append((plugin, name))
+
+    def _register_in_order(self) -> None:
+        """Register the loaded plugins with pluggy innermost first, so that pluggy calls
+        their hooks in chain order, outermost first."""
+        position = {name: i for i, name in enumerate(self.order)}
+        for plugin, name in sorted(self._loaded, key=lambda loaded: -position.get(loaded[1], -1)):
+            try:
+                self.infos[name].hooks = self.calls.register(plugin, name)
+            except pluggy.PluginValidationError as exc:
+                raise PluginError(f"plugin {name!r} is invalid: {exc}") from None
+            except ValueError as exc:
+                raise PluginError(f"plugin {name!r} is registered twice: {exc}") from None
+        try:
+            self.manager.check_pending()
+        except pluggy.PluginValidationError as exc:
+            name = self.manager.get_name(exc.plugin) or repr(exc.plugin)
+            raise PluginError(
+                f"plugin {name!r} implements a hook that does not exist: {exc} (check the name against docs/hooks.md)"
+            ) from None
 
     def _info(self, name: str, ep: importlib.metadata.EntryPoint | None, *, enabled: bool, reason: str) -> PluginInfo:
         dist = ep.dist if ep is not None else None
@@ -229,10 +218,11 @@ class PluginHost:
         return [name for name in self.order if name != DIRECT]
 
     def configure(self) -> None:
-        """Validate every plugin's settings (once), then call `mcpbridge_configure`."""
+        """Validate every plugin's settings (once), then call `mcpbridge_check_settings`
+        (and its deprecated name `mcpbridge_configure`)."""
         self.plugin_settings = {name: self._parse(name) for name in self.enabled}
-        for impl in self._impls("mcpbridge_configure"):
-            self._call(impl)
+        for hook in ("mcpbridge_check_settings", "mcpbridge_configure"):
+            self.calls.ask(hook, settings=EACH_OWN, config=self.config)
 
     def interceptors(self, direct: Iterable[ToolCallInterceptor] = ()) -> list[ToolCallInterceptor]:
         """Every plugin's interceptors, in chain order, with `direct` ones at their place."""
@@ -244,15 +234,17 @@ class PluginHost:
         """Merged `mcp.Client` options from every plugin for one server."""
         merged: dict[str, Any] = {}
         owners: dict[str, str] = {}
-        for impl in self._impls("mcpbridge_client_options"):
-            options = self._call(impl, server_name=server_name, server=server) or {}
-            for key, value in dict(options).items():
+        answers = self.calls.ask(
+            "mcpbridge_client_options", server_name=server_name, server=server, settings=EACH_OWN, config=self.config
+        )
+        for plugin, options in answers.items():
+            for key, value in dict(options or {}).items():
                 if key in owners:
                     raise PluginError(
-                        f"plugins {owners[key]!r} and {impl.plugin_name!r} both set the mcp Client option "
+                        f"plugins {owners[key]!r} and {plugin!r} both set the mcp Client option "
                         f"{key!r} for server {server_name!r}; disable one of them"
                     )
-                owners[key] = impl.plugin_name
+                owners[key] = plugin
                 merged[key] = value
         return merged
 
@@ -260,21 +252,20 @@ class PluginHost:
         """The claim store a plugin provides (`mcpbridge_claim_store`), or None."""
         found: ClaimStore | None = None
         owner = ""
-        for impl in self._impls("mcpbridge_claim_store"):
-            store = self._call(impl)
+        for plugin, store in self.calls.ask("mcpbridge_claim_store", settings=EACH_OWN, config=self.config).items():
             if store is None:
                 continue
             if not isinstance(store, ClaimStore):
                 raise PluginError(
-                    f"plugin {impl.plugin_name!r} returned {type(store).__name__} from mcpbridge_claim_store, "
+                    f"plugin {plugin!r} returned {type(store).__name__} from mcpbridge_claim_store, "
                     "which lacks `async claim(key, owner)`, `async release(key, owner)` or `async aclose()`"
                 )
             if found is not None:
                 raise PluginError(
-                    f"plugins {owner!r} and {impl.plugin_name!r} both provide a claim store "
+                    f"plugins {owner!r} and {plugin!r} both provide a claim store "
                     "(mcpbridge_claim_store); enable only one of them"
                 )
-            found, owner = store, impl.plugin_name
+            found, owner = store, plugin
         return found
 
     def bridge_observers(self) -> list[hookspecs.BridgeObserver]:
@@ -284,24 +275,20 @@ class PluginHost:
 
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""
-        lines: dict[str, str] = {}
-        for impl in self._impls("mcpbridge_status"):
-            line = self._call(impl)
-            if line:
-                lines[impl.plugin_name] = str(line)
-        return lines
+        lines = self.calls.ask("mcpbridge_status", settings=EACH_OWN, config=self.config)
+        return {plugin: str(line) for plugin, line in lines.items() if line}
 
     async def teardown(self) -> None:
-        """`mcpbridge_teardown` of every plugin, innermost first."""
-        for impl in reversed(self._impls("mcpbridge_teardown")):
-            pending = self._call(impl, interceptors=tuple(self.contributed.get(impl.plugin_name, ())))
-            if pending is not None:
-                await pending
+        """`mcpbridge_teardown` of every plugin; the awaitables they return are awaited
+        innermost plugin first."""
+        pending = self.calls.ask("mcpbridge_teardown", interceptors=EACH_OWN, settings=EACH_OWN, config=self.config)
+        for awaitable in reversed(pending.values()):
+            if awaitable is not None:
+                await awaitable
 
     def commands(self, add_command: hookspecs.AddCommand) -> None:
         """Let every plugin add its sub-commands (`mcpbridge_commands`)."""
-        for impl in self._impls("mcpbridge_commands"):
-            self._call(impl, add_command=add_command)
+        self.calls.ask("mcpbridge_commands", add_command=add_command)
 
     def unanswered(self, capability: Capability | None = None) -> str:
         """A hint for a server request that no plugin answered: the installed plugins that
@@ -342,35 +329,20 @@ class PluginHost:
         """Each plugin's callables from `hook` (a sequence of them when `many`, else one or
         None), by plugin; anything not callable is a `PluginError` naming `shape`."""
         found: dict[str, list[Any]] = {}
-        for impl in self._impls(hook):
-            result = self._call(impl)
+        for plugin, result in self.calls.ask(hook, settings=EACH_OWN, config=self.config).items():
             items = list(result or ()) if many else [] if result is None else [result]
             for item in items:
                 if not callable(item):
-                    raise PluginError(
-                        f"plugin {impl.plugin_name!r} returned {item!r} from {hook}, which is not {shape}"
-                    )
-            found[impl.plugin_name] = items
+                    raise PluginError(f"plugin {plugin!r} returned {item!r} from {hook}, which is not {shape}")
+            found[plugin] = items
         return found
 
-    def _impls(self, hook: str) -> list[pluggy.HookImpl]:
-        impls = getattr(self.manager.hook, hook).get_hookimpls()
-        position = {name: i for i, name in enumerate(self.order)}
-        return sorted(impls, key=lambda impl: position.get(impl.plugin_name, len(position)))
-
-    def _call(self, impl: pluggy.HookImpl, **kwargs: Any) -> Any:
-        given = {"config": self.config, "settings": self.plugin_settings.get(impl.plugin_name), **kwargs}
-        if tracing():
-            where = self.order.index(impl.plugin_name) if impl.plugin_name in self.order else "-"
-            print(f"mcpbridge hook: #{where} {impl.plugin_name}.{impl.function.__name__}", file=sys.stderr)
-        try:
-            return impl.function(*(given[name] for name in impl.argnames))
-        except (ConfigError, PluginError):
-            raise
-        except Exception as exc:
-            raise PluginError(
-                f"plugin {impl.plugin_name!r} failed in {impl.function.__name__}: {type(exc).__name__}: {exc}"
-            ) from exc
+    def _own(self, plugin: str) -> dict[str, Any]:
+        """The hook arguments that are each plugin's own (see `calls.OWN`)."""
+        return {
+            "settings": self.plugin_settings.get(plugin),
+            "interceptors": tuple(self.contributed.get(plugin, ())),
+        }
 
 
 def _object_name(plugin: object) -> str:

@@ -1,4 +1,6 @@
-"""CallToolResult → LangChain standard content blocks plus artifact entries."""
+"""CallToolResult → LangChain standard content blocks plus artifact entries, and a tool
+call's result → its ToolMessage: an error result becomes an error ToolMessage here, at once
+(it is raised as `MCPToolError` only where LangChain's contract says a failure raises)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from langchain_core.messages import ToolMessage
 from langchain_core.messages import content as blocks
 from mcp.types import (
     AudioContent,
@@ -17,6 +20,8 @@ from mcp.types import (
     TextContent,
     TextResourceContents,
 )
+
+from mcpbridge._base.pipeline import ToolCallRequest
 
 STRUCTURED_CONTENT = "mcp_structured_content"
 META = "mcp_meta"
@@ -45,6 +50,33 @@ def result_text(result: CallToolResult) -> str:
 def result_said(result: CallToolResult) -> bool:
     """Whether a result has any content besides empty text."""
     return any(not isinstance(item, TextContent) or item.text.strip() for item in result.content)
+
+
+def error_text_of(result: CallToolResult, request: ToolCallRequest) -> str:
+    """The message of an error result raised as an error: its text, or a placeholder."""
+    text = result_text(result)
+    return text if text.strip() else no_message(request)
+
+
+def tool_message(result: CallToolResult, request: ToolCallRequest, name: str, artifact: Any) -> ToolMessage:
+    """The ToolMessage of a tool call's result; an error result's is the error message."""
+    content = to_content_blocks(result)
+    if result.is_error:
+        return error_message(content if result_said(result) else None, request, name, artifact)
+    return ToolMessage(content, artifact=artifact, tool_call_id=request.tool_call_id, name=name)
+
+
+def error_message(content: Any, request: ToolCallRequest, name: str, artifact: Any) -> ToolMessage:
+    """An error ToolMessage (`status="error"`); content that is empty or blank becomes a
+    placeholder, since some model providers refuse an empty tool message."""
+    if not content or (isinstance(content, str) and not content.strip()):
+        content = no_message(request)
+    return ToolMessage(content, artifact=artifact, tool_call_id=request.tool_call_id, name=name, status="error")
+
+
+def no_message(request: ToolCallRequest) -> str:
+    """The placeholder for an error with no text."""
+    return f"MCP tool {request.name!r} on server {request.server_name!r} failed without a message"
 
 
 def _block(item: Any) -> Any:

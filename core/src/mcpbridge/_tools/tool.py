@@ -23,10 +23,18 @@ from pydantic import PrivateAttr
 from mcpbridge._base.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
 from mcpbridge._platform.declaration import Capability
+from mcpbridge._platform.rounds import capability_of
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.wire import wire_problems
 from mcpbridge._tools.callbacks import nobody_listens
-from mcpbridge._tools.results import result_said, result_text, to_artifact, to_content_blocks
+from mcpbridge._tools.results import (
+    error_message,
+    error_text_of,
+    result_said,
+    to_artifact,
+    to_content_blocks,
+    tool_message,
+)
 from mcpbridge._tools.schemas import ToolSchema
 
 
@@ -38,7 +46,9 @@ class ToolBinding:
     tool: Tool
     handler: ToolCallHandler
     schema: ToolSchema
-    handles_transport_errors: bool
+    handle_transport_errors: bool
+    """This server's `handle_transport_errors`: a `ServerConnectionError` becomes an error
+    ToolMessage like any failed call (else it is raised)."""
     max_argument_bytes: int | None
     max_argument_depth: int
     home: HomeLoop
@@ -51,8 +61,6 @@ class MCPTool(BaseTool):
     """A LangChain tool that calls one MCP tool through the bridge's interceptor chain."""
 
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
-    """As on any LangChain tool: "content" gives ToolMessages without an artifact (the raw
-    MCP result, structured content and plugins' entries left out)."""
     handle_tool_error: bool | str | Callable[[ToolException], str] | None = True
     _binding: ToolBinding = PrivateAttr()
 
@@ -174,7 +182,7 @@ class MCPTool(BaseTool):
             result = await binding.home.submit(binding.handler(checked_before_chain(request)))
             return self._output(result, request)
         except ToolException as error:
-            if isinstance(error, ServerConnectionError) and not binding.handles_transport_errors:
+            if isinstance(error, ServerConnectionError) and not binding.handle_transport_errors:
                 raise
             return self._failed(error, request)
 
@@ -190,24 +198,22 @@ class MCPTool(BaseTool):
                 name=request.name,
             )
         if isinstance(result, CallToolResult):
-            if result.is_error:
-                text = result_text(result)
-                text = text if text.strip() else _no_message(request)
+            if result.is_error and (request.tool_call_id is None or self.handle_tool_error is not True):
+                # It fails as LangChain's contract says: raised, or `_failed` applies the flag.
+                text = error_text_of(result, request)
                 raise MCPToolError(text, result, server_name=request.server_name, name=request.name)
             if request.tool_call_id is None:
                 return to_content_blocks(result)
-            artifact = self._artifact(result, request)
-            return ToolMessage(
-                to_content_blocks(result), artifact=artifact, tool_call_id=request.tool_call_id, name=self.name
-            )
+            return tool_message(result, request, self.name, to_artifact(result) + request.artifact)
         if isinstance(result, ToolMessage) and request.tool_call_id and not result.tool_call_id:
             result.tool_call_id = request.tool_call_id
         return result
 
     def _failed(self, error: ToolException, request: ToolCallRequest) -> ToolMessage:
-        """The one place a failed call becomes an error ToolMessage. It stays an exception
-        for a call with plain arguments (no tool call id) and, per LangChain's contract, when
-        `handle_tool_error` is off; a string or a callable there gives the message's content."""
+        """A raised failure as an error ToolMessage (an error result becomes one in `_output`).
+        It stays an exception for a call with plain arguments (no tool call id) and, per
+        LangChain's contract, when `handle_tool_error` is off; a string or a callable there
+        gives the message's content."""
         flag = self.handle_tool_error
         if request.tool_call_id is None or not flag:
             raise error
@@ -219,20 +225,8 @@ class MCPTool(BaseTool):
             content = content or (error.message() if isinstance(error, ToolCallError) else str(error))
         else:
             content = flag if isinstance(flag, str) else flag(error)
-        if not content or (isinstance(content, str) and not content.strip()):
-            content = _no_message(request)
-        return ToolMessage(
-            content,
-            artifact=self._artifact(result, request),
-            tool_call_id=request.tool_call_id,
-            name=self.name,
-            status="error",
-        )
-
-    def _artifact(self, result: CallToolResult | None, request: ToolCallRequest) -> list[dict[str, Any]] | None:
-        if self.response_format == "content":
-            return None
-        return (to_artifact(result) if result is not None else []) + request.artifact
+        artifact = (to_artifact(result) if result is not None else []) + request.artifact
+        return error_message(content, request, self.name, artifact)
 
 
 _ASKING_FOR: dict[Capability, str] = {
@@ -240,22 +234,12 @@ _ASKING_FOR: dict[Capability, str] = {
     "sampling": "a model's answer (sampling)",
     "roots": "its roots",
 }
-_METHODS: dict[str, Capability] = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
 
 
 def _asked_for(result: InputRequiredResult) -> Capability:
     """What a round nobody answered asks of the client: a person first, then a model, then roots."""
-    asked = {_METHODS.get(str(getattr(item, "method", ""))) for item in (result.input_requests or {}).values()}
+    asked = {capability_of(item) for item in (result.input_requests or {}).values()}
     return next((kind for kind in get_args(Capability) if kind in asked), "elicitation")
-
-
-def _no_message(request: ToolCallRequest) -> str:
-    """Placeholder for an error with no text: some providers refuse an empty tool message."""
-    return f"MCP tool {request.name!r} on server {request.server_name!r} failed without a message"
 
 
 def _as_arguments(tool_input: str | dict[str, Any], name: str) -> dict[str, Any]:

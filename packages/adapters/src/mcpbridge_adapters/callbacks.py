@@ -14,17 +14,11 @@ import asyncio
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from mcp.types import (
-    ElicitRequest,
-    ElicitRequestParams,
-    ElicitResult,
-    InputRequiredResult,
-    LoggingMessageNotificationParams,
-)
+from mcp.types import ElicitRequestParams, ElicitResult, LoggingMessageNotificationParams
 
-from mcpbridge import ToolCallHandler, ToolCallRequest
+from mcpbridge import RoundAnswerer, ToolCallHandler, ToolCallRequest
 
 __all__ = [
     "CallbackContext",
@@ -37,8 +31,8 @@ __all__ = [
 ]
 
 
-MAX_ROUNDS = 10
-"""Rounds of questions one call may take before its last answer is handed on as it is."""
+MAX_REQUESTS = 10
+"""Questions one call may ask `on_elicitation` (the mcp SDK's limit) before it fails."""
 
 
 @dataclass
@@ -83,9 +77,18 @@ class Callbacks:
         return _Listening(self)
 
     def answering(self) -> Any:
-        """The interceptor that answers a modern server's questions (an `InputRequiredResult`
-        of elicitations) with `on_elicitation`, as the adapters' session would; None without it."""
-        return None if self.on_elicitation is None else _Answering(self.on_elicitation)
+        """The interceptor that answers a modern server's questions (the elicitations of an
+        `InputRequiredResult`) with `on_elicitation`, as the adapters' session would; the rest
+        of a round goes to the plugins that answer it. None without `on_elicitation`."""
+        on_elicitation = self.on_elicitation
+        if on_elicitation is None:
+            return None
+
+        async def answer(request: ToolCallRequest, asked: dict[str, Any]) -> dict[str, Any]:
+            context = CallbackContext(server_name=request.server_name, tool_name=request.name)
+            return {key: await on_elicitation(None, question.params, context) for key, question in asked.items()}
+
+        return RoundAnswerer("elicitation", answer, max_requests=MAX_REQUESTS)
 
     def answer_elicitation(self, in_flight: Callable[[str], Sequence[ToolCallRequest]]) -> Any:
         """`on_elicitation` as the mcpbridge-elicitation plugin's `(server_name, params)`;
@@ -133,28 +136,3 @@ class _Listening:
         else:
             return None
         return reply if inspect.isawaitable(reply) else None
-
-
-class _Answering:
-    """Answers each round of elicitations with `on_elicitation` and sends the call again;
-    a round that asks for anything else is left to the plugins."""
-
-    def __init__(self, on_elicitation: ElicitationCallback) -> None:
-        self.on_elicitation = on_elicitation
-
-    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        result = await handler(request)
-        context = CallbackContext(server_name=request.server_name, tool_name=request.name)
-        for _ in range(MAX_ROUNDS):
-            if not isinstance(result, InputRequiredResult):
-                return result
-            asked = result.input_requests or {}
-            if not all(isinstance(question, ElicitRequest) for question in asked.values()):
-                return result
-            answers: dict[str, Any] = {}
-            for key, question in asked.items():
-                params = cast(ElicitRequestParams, question.params)
-                answers[key] = await self.on_elicitation(None, params, context)
-            request = request.override(input_responses=answers or None, request_state=result.request_state)
-            result = await handler(request)
-        return result

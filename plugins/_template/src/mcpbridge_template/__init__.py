@@ -36,10 +36,13 @@ def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
     async def prefix_text(request: ToolCallRequest, handler: ToolCallHandler) -> ToolCallResult:
         result: ToolCallResult = await handler(request)
         chosen = any(selected(settings.tools, request.server_name, request.name))
-        if chosen and isinstance(result, CallToolResult) and not result.is_error:
-            for item in result.content:
-                if isinstance(item, TextContent):
-                    item.text = settings.prefix + item.text
-        return result
+        if not (chosen and isinstance(result, CallToolResult) and not result.is_error):
+            return result
+        # A new result, never an edit of the one we got: inner layers may still hold it.
+        content = [
+            item.model_copy(update={"text": settings.prefix + item.text}) if isinstance(item, TextContent) else item
+            for item in result.content
+        ]
+        return result.model_copy(update={"content": content})
 
     return [prefix_text]

@@ -25,7 +25,7 @@ __all__ = [
     "needs_approval",
 ]
 
-mcpbridge_plugin = Plugin(settings=Settings, position=30)
+mcpbridge_plugin = Plugin(settings=Settings, position=30, artifacts=(ARTIFACT_TYPE,))
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 
-from mcpbridge import AddCommand, ConfigError, MCPBridge, Plugin, PluginConfig, PluginError, hookimpl
+from mcpbridge import AddCommand, BridgeContext, ConfigError, MCPBridge, Plugin, PluginError, hookimpl
 from mcpbridge_cache.interceptor import ARTIFACT_TYPE, CacheInterceptor
 from mcpbridge_cache.keys import KeyBuilder
 from mcpbridge_cache.policy import Policy
@@ -28,7 +28,7 @@ __all__ = [
 
 NAME = "cache"
 DIRECT = "interceptors"
-mcpbridge_plugin = Plugin(settings=CacheSettings, position=100, after=(DIRECT,))
+mcpbridge_plugin = Plugin(settings=CacheSettings, position=100, after=(DIRECT,), artifacts=(ARTIFACT_TYPE,))
 
 
 def build_store(settings: CacheSettings) -> Store:
@@ -50,7 +50,7 @@ def build_store(settings: CacheSettings) -> Store:
 
 
 @hookimpl
-def mcpbridge_configure(config: PluginConfig) -> None:
+def mcpbridge_check_settings(config: BridgeContext) -> None:
     """Refuse a chain with anything inside the cache: its key must cover everything that
     reaches the server (headers, `_meta`), or two callers could share an entry."""
     chain = config.chain
@@ -66,7 +66,7 @@ def mcpbridge_configure(config: PluginConfig) -> None:
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: CacheSettings, config: PluginConfig) -> list[CacheInterceptor]:
+def mcpbridge_interceptors(settings: CacheSettings, config: BridgeContext) -> list[CacheInterceptor]:
     secret = settings.secret.get_secret_value().encode() if settings.secret else os.urandom(32)
     keys = KeyBuilder(config.settings.servers, settings.partition_by, secret)
     store = build_store(settings)

@@ -25,7 +25,9 @@ __all__ = [
     "create_elicitation_resume",
 ]
 
-mcpbridge_plugin = Plugin(settings=Settings, position=50, answers=("elicitation",), advice=LEGACY_FIX)
+mcpbridge_plugin = Plugin(
+    settings=Settings, position=50, answers=("elicitation",), advice=LEGACY_FIX, artifacts=(ARTIFACT_TYPE,)
+)
 
 
 @hookimpl

@@ -6,19 +6,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from mcp.types import (
-    ElicitRequest,
-    ElicitResult,
-    InputRequiredResult,
-)
+from mcp.types import ElicitRequest, ElicitResult, InputRequiredResult
 
-from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest
+from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest, capability_of, split_round
 from mcpbridge_elicitation.answers import ELICITATION, answers_schema, describe_requests
 from mcpbridge_elicitation.settings import Settings
 
 ARTIFACT_TYPE = "mcpbridge_elicitation"
-_KINDS = {"sampling/createMessage": "sampling", "roots/list": "roots"}
-"""Client capabilities by the method of the request a server embeds in a round."""
 
 
 class ElicitationInterceptor:
@@ -67,28 +61,35 @@ class ElicitationInterceptor:
     ) -> dict[str, ElicitRequest]:
         """The round's questions, or a ToolCallError when this round must not be answered."""
         if request.server_name in self.settings.skip_servers:
-            raise ToolCallError.about(
+            raise _failed(
                 request,
                 f"asked for user input, but elicitation is off for server {request.server_name!r} "
                 "(`skip_servers` in [plugins.elicitation])",
             )
         if rounds > self.settings.max_rounds:
-            raise ToolCallError.about(
+            raise _failed(
                 request,
                 f"still asked for input after {self.settings.max_rounds} rounds; stopped "
                 "(raise `max_rounds` in [plugins.elicitation] if the server legitimately needs more)",
             )
-        requests = result.input_requests or {}
-        questions = {key: q for key, q in requests.items() if isinstance(q, ElicitRequest)}
-        # Plugins that answer other requests (sampling) sit inside this one and take theirs
-        # out of the round; what is left, nobody answered.
-        other = {_KINDS.get(r.method, r.method) for key, r in requests.items() if key not in questions}
+        questions, unanswered = split_round(result, "elicitation")
+        # Plugins that answer other requests (sampling, roots) sit inside this one and take
+        # theirs out of the round; what is left, nobody answered.
+        other = {capability_of(asked) or asked.method for asked in unanswered.values()}
         if other:
             kinds = ", ".join(sorted(other))
-            raise ToolCallError.about(
+            raise _failed(
                 request,
-                f"asked for {kinds} ({sorted(set(requests) - set(questions))}), which no enabled plugin answered: "
-                f"enable one that declares `Plugin(answers=({sorted(other)[0]!r},))` (sampling: mcpbridge-sampling; "
-                "see `mcpbridge plugins`)",
+                f"asked for {kinds} ({sorted(unanswered)}), which no enabled plugin answered: "
+                f"enable one that declares `Plugin(answers=({sorted(other)[0]!r},))` (sampling: mcpbridge-sampling, "
+                "roots: mcpbridge-roots; see `mcpbridge plugins`)",
             )
         return questions
+
+
+def _failed(request: ToolCallRequest, problem: str) -> ToolCallError:
+    return ToolCallError(
+        f"MCP tool {request.name!r} on server {request.server_name!r} {problem}",
+        server_name=request.server_name,
+        name=request.name,
+    )

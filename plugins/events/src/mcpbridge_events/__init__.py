@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcpbridge import AddCommand, Plugin, hookimpl
+from mcpbridge import AddCommand, BridgeContext, Plugin, hookimpl
 from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
 from mcpbridge_events.lifecycle import EVENT_TYPE, LifecycleEvents
 from mcpbridge_events.limits import DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_UPDATES, MIN_TEXT_BYTES, Limits
@@ -50,8 +50,7 @@ def mcpbridge_commands(add_command: AddCommand) -> None:
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings) -> list[LifecycleEvents]:
+def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[LifecycleEvents]:
     limits = Limits(settings.max_updates_per_call, settings.max_text_bytes)
-    return [
-        LifecycleEvents(include_input=settings.include_input, include_output=settings.include_output, limits=limits)
-    ]
+    include = {"include_input": settings.include_input, "include_output": settings.include_output}
+    return [LifecycleEvents(**include, limits=limits, note_types=config.artifact_types)]

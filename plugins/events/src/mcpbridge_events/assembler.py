@@ -16,13 +16,16 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from langgraph.errors import GraphBubbleUp
 
-from mcpbridge_events.lifecycle import EVENT_TYPE, NOTE_PREFIX, output_of_message
+from mcpbridge_events.lifecycle import EVENT_TYPE, output_of_message
 from mcpbridge_events.limits import Limits, bounded, cut_text
 
 Status = Literal["running", "finished", "error"]
 
 _STREAM_MODES = frozenset({"values", "updates", "messages", "custom", "tools", "debug", "tasks", "checkpoints"})
 _TOOLS_EVENTS = frozenset({"tool-started", "tool-output-delta", "tool-finished", "tool-error"})
+READ_NOTES = frozenset({"mcpbridge_cache", "mcpbridge_retry", "mcpbridge_tasks", "mcpbridge_approval"})
+"""The artifact entry types whose fields a call shows (`cached`, `attempts`, `task_id`,
+`approval`): a call's notes when its stream did not announce the bridge's `note_types`."""
 
 
 @dataclass
@@ -75,8 +78,10 @@ class AssembledToolCall:
     updates_dropped: int = 0
     """How many earlier updates of the call were not kept."""
     notes: list[dict[str, Any]] = field(default_factory=list)
-    """The `mcpbridge_*` artifact entries of the call (e.g. `{"type": "mcpbridge_cache", "hit": True}`)."""
+    """The artifact entries other plugins added to the call, of the types the bridge's plugins
+    declare (e.g. `{"type": "mcpbridge_cache", "hit": True}`)."""
     _limits: Limits = field(default_factory=Limits, init=False, repr=False)
+    _note_types: frozenset[str] = field(default=READ_NOTES, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._set_limits(self._limits)
@@ -151,7 +156,7 @@ class AssembledToolCall:
     def _apply_notes(self, notes: Iterable[Mapping[str, Any]]) -> None:
         for note in notes:
             kind = str(note.get("type", ""))
-            if not kind.startswith(NOTE_PREFIX):
+            if kind not in self._note_types:
                 continue
             if note not in self.notes:
                 self.notes.append(dict(note))
@@ -232,6 +237,8 @@ class ToolCallAssembler:
         if kind == "started":
             call._restart()
             call._set_limits(self._limits_of(event.get("limits")))
+            if isinstance(event.get("note_types"), list):
+                call._note_types = frozenset(map(str, event["note_types"]))
             call.name = str(event.get("display_name") or call.name)
             call.server_name, call.mcp_name = event.get("server_name"), event.get("name")
             call.message_id = event.get("message_id") or call.message_id

@@ -9,7 +9,7 @@ fold them into one card per call (see `ToolCallAssembler`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -22,23 +22,28 @@ from mcpbridge_events.limits import Limits, bounded
 EVENT_TYPE = "mcpbridge.tool_call"
 """The `type` of every event this plugin writes to the custom stream."""
 
-NOTE_PREFIX = "mcpbridge_"
-"""Artifact entries other plugins add (`{"type": "mcpbridge_cache", "hit": True}`) start with this."""
-
 
 class LifecycleEvents:
     """Writes started / progress / update / interrupted / finished / error events to
     `request.runtime.stream_writer`. Outermost, so it sees cache hits, retries and approvals
     of the same call (through `request.notify` and the artifact) and reports them as fields of
-    that call instead of as calls of their own. Every text a server sends in an update or
-    progress event is cut to `limits.max_text_bytes`; `started` tells consumers the limits."""
+    that call instead of as calls of their own. Its notes are the artifact entries whose
+    `type` is in `note_types` (the bridge's declared `config.artifact_types`). Every text a
+    server sends in an update or progress event is cut to `limits.max_text_bytes`; `started`
+    tells consumers the limits and the note types."""
 
     def __init__(
-        self, *, include_input: bool = True, include_output: bool = True, limits: Limits | None = None
+        self,
+        *,
+        include_input: bool = True,
+        include_output: bool = True,
+        limits: Limits | None = None,
+        note_types: Iterable[str] = (),
     ) -> None:
         self.include_input = include_input
         self.include_output = include_output
         self.limits = limits or Limits()
+        self.note_types = frozenset(note_types)
         self._announced = self.limits.to_event()
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
@@ -59,6 +64,7 @@ class LifecycleEvents:
             message_id=_message_id(runtime, tool_call_id),
             input=dict(request.args) if self.include_input else None,
             limits=dict(self._announced),
+            note_types=sorted(self.note_types),
         )
         max_text = self.limits.max_text_bytes
 
@@ -99,7 +105,7 @@ class LifecycleEvents:
 
     def _notes(self, request: ToolCallRequest) -> list[dict[str, Any]]:
         """What other plugins recorded about this call (cache hit, retry attempts, approval)."""
-        return [self._public(e) for e in request.artifact if str(e.get("type", "")).startswith(NOTE_PREFIX)]
+        return [self._public(e) for e in request.artifact if e.get("type") in self.note_types]
 
 
 def _message_id(runtime: Any, tool_call_id: str) -> str | None:

@@ -7,7 +7,7 @@ context, state or config (or the environment, a literal, or your own function).
 
 from __future__ import annotations
 
-from mcpbridge import ConfigError, Plugin, PluginConfig, hookimpl
+from mcpbridge import BridgeContext, ConfigError, Plugin, hookimpl
 from mcpbridge_headers.interceptor import HeadersInterceptor, InvalidHeaderValue, MissingHeaderValue, redact
 from mcpbridge_headers.settings import Header, HeaderProvider, HeadersSettings
 
@@ -25,7 +25,7 @@ mcpbridge_plugin = Plugin(settings=HeadersSettings, position=90)
 
 
 @hookimpl
-def mcpbridge_configure(settings: HeadersSettings, config: PluginConfig) -> None:
+def mcpbridge_check_settings(settings: HeadersSettings, config: BridgeContext) -> None:
     """Headers only reach `url` (streamable HTTP or SSE) servers: refuse them for any other."""
     for name in sorted({*settings.servers, *settings.providers}):
         transport = config.settings.servers[name].transport

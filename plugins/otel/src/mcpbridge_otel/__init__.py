@@ -6,7 +6,7 @@ costs a few microseconds per call. Install an SDK and exporter to see traces.
 
 from __future__ import annotations
 
-from mcpbridge import Plugin, PluginConfig, hookimpl
+from mcpbridge import BridgeContext, Plugin, hookimpl
 from mcpbridge_otel.interceptor import OtelInterceptor, SpanEvents
 from mcpbridge_otel.settings import OtelSettings
 
@@ -16,5 +16,5 @@ mcpbridge_plugin = Plugin(settings=OtelSettings, position=20)
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: OtelSettings, config: PluginConfig) -> list[OtelInterceptor]:
+def mcpbridge_interceptors(settings: OtelSettings, config: BridgeContext) -> list[OtelInterceptor]:
     return [OtelInterceptor(settings, servers=config.settings.servers)]

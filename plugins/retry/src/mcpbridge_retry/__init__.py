@@ -13,7 +13,7 @@ from mcpbridge_retry.settings import Policy, RetrySettings, Rule
 
 __all__ = ["ARTIFACT_TYPE", "EVENT", "Policy", "RetryInterceptor", "RetrySettings", "Rule"]
 
-mcpbridge_plugin = Plugin(settings=RetrySettings, position=60)
+mcpbridge_plugin = Plugin(settings=RetrySettings, position=60, artifacts=(ARTIFACT_TYPE,))
 
 
 @hookimpl

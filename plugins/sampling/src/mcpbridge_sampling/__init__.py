@@ -10,11 +10,10 @@ mid-call, answered by the client's `sampling_callback`. Review pauses the agent 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from mcpbridge import ModernOnly, Plugin, ToolCallInterceptor, hookimpl
+from mcpbridge import BridgeContext, ModernOnly, Plugin, StashKey, ToolCallInterceptor, hookimpl
 from mcpbridge_sampling.interceptor import ARTIFACT_TYPE, SamplingInterceptor
 from mcpbridge_sampling.legacy import sampling_callback
 from mcpbridge_sampling.review import PAYLOAD_TYPE, SAMPLING_REVIEW, create_sampling_resume
@@ -35,22 +34,31 @@ ADVICE = (
     '(with `review = "always"`, legacy-protocol servers are not offered sampling)'
 )
 
-mcpbridge_plugin = Plugin(settings=Settings, position=55, after=("elicitation",), answers=("sampling",), advice=ADVICE)
+mcpbridge_plugin = Plugin(
+    settings=Settings,
+    position=55,
+    after=("elicitation",),
+    answers=("sampling",),
+    advice=ADVICE,
+    artifacts=(ARTIFACT_TYPE,),
+)
 """Inside elicitation: that plugin asks the person, this one answers the model's part of a round."""
 
-_SAMPLERS: weakref.WeakValueDictionary[int, Sampler] = weakref.WeakValueDictionary()
+SAMPLER = StashKey[Sampler]()
+"""The bridge's one sampler, shared by the interceptor and the callbacks, so string models
+are built once per bridge."""
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
-    return [SamplingInterceptor(_sampler(settings))]
+def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[ToolCallInterceptor]:
+    return [SamplingInterceptor(_sampler(settings, config))]
 
 
 @hookimpl
-def mcpbridge_client_options(server_name: str, settings: Settings) -> Mapping[str, Any] | None:
+def mcpbridge_client_options(server_name: str, settings: Settings, config: BridgeContext) -> Mapping[str, Any] | None:
     if not settings.allows(server_name):
         return None  # a server that may not ask is never told the client can answer
-    callback = sampling_callback(server_name, _sampler(settings))
+    callback = sampling_callback(server_name, _sampler(settings, config))
     # With review on, only modern servers can be answered (the agent pauses between rounds).
     return {"sampling_callback": callback if settings.review == "never" else ModernOnly(callback)}
 
@@ -63,10 +71,7 @@ def mcpbridge_status(settings: Settings) -> str:
     return f"answers sampling for {servers} (max_tokens {settings.max_tokens}, review {settings.review})"
 
 
-def _sampler(settings: Settings) -> Sampler:
-    """One sampler per settings object, shared by the interceptor and the callbacks, so
-    string models are built once per bridge; an entry lives as long as its sampler."""
-    sampler = _SAMPLERS.get(id(settings))
-    if sampler is None or sampler.settings is not settings:
-        sampler = _SAMPLERS[id(settings)] = Sampler(settings)
-    return sampler
+def _sampler(settings: Settings, config: BridgeContext) -> Sampler:
+    if SAMPLER not in config.stash:
+        config.stash[SAMPLER] = Sampler(settings)
+    return config.stash[SAMPLER]

@@ -24,7 +24,7 @@ __all__ = [
 
 # 57: inside the plugins that decide whether a call runs at all or answer its server's
 # questions (up to 55), outside those that repeat or decorate the creating call (60 on).
-mcpbridge_plugin = Plugin(settings=TasksSettings, position=57, answers=("tasks",))
+mcpbridge_plugin = Plugin(settings=TasksSettings, position=57, answers=("tasks",), artifacts=(ARTIFACT_TYPE,))
 
 
 @hookimpl

@@ -41,7 +41,7 @@ class Redactor:
 
 
 @hookimpl
-def mcpbridge_configure(settings: Settings) -> None:
+def mcpbridge_check_settings(settings: Settings) -> None:
     for pattern in settings.patterns:
         try:
             re.compile(pattern)

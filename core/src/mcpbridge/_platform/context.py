@@ -1,0 +1,47 @@
+"""What every hook receives as `config`: the bridge's whole settings, the chain, the
+artifact types its plugins declare, and the plugins' per-bridge state."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpbridge._base.config import Settings
+from mcpbridge._platform.stash import Stash
+
+
+@dataclass(frozen=True)
+class BridgeContext:
+    """One bridge as its plugins see it, the same object for every hook of that bridge."""
+
+    settings: Settings
+    chain: tuple[str, ...] = ()
+    """The interceptor chain's plugin names, outermost first (`"interceptors"` stands for
+    `MCPBridge(interceptors=...)`), e.g. to refuse a `[plugins] order` that would put
+    something inside a layer that must be innermost."""
+    artifact_types: frozenset[str] = frozenset()
+    """The `type`s of the `request.artifact` entries the enabled plugins declare they add
+    (`Plugin(artifacts=...)`), so a plugin reporting on calls tells them from other entries."""
+    stash: Stash = field(default_factory=Stash, compare=False, repr=False)
+    """The plugins' state for this bridge (`config.stash[KEY]`, keys are `StashKey[T]()`)."""
+
+    @property
+    def source(self) -> str | None:
+        return self.settings.source
+
+    def section(self, plugin: str) -> dict[str, Any]:
+        """The raw `[plugins.<plugin>]` table (empty when absent)."""
+        return self.settings.plugins.sections.get(plugin, {})
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PluginConfig":
+        warnings.warn(
+            "mcpbridge.PluginConfig is deprecated and goes in the next release: it is now "
+            "mcpbridge.BridgeContext (the same class)",
+            DeprecationWarning,
+            stacklevel=3,  # the code that imports it from mcpbridge
+        )
+        return BridgeContext
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

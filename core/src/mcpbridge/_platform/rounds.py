@@ -1,0 +1,127 @@
+"""Rounds of server questions (modern protocol): a tool call comes back as an
+`InputRequiredResult` whose requests ask the client for a person's input
+(`elicitation/create`), a model's answer (`sampling/createMessage`) or its roots
+(`roots/list`); the call is sent again with `input_responses` and the round's
+`request_state`.
+
+Each plugin answers its own capability's part of a round with a `RoundAnswerer`. The
+plugins that answer without a person (roots, a model) sit inside the one that pauses for a
+person (elicitation): a round that also asks something else goes up the chain without the
+requests answered here, and their answers are merged back in when the call comes down again
+with that round's `request_state`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
+from typing import Any, TypeAlias
+
+from mcp.types import InputRequiredResult
+
+from mcpbridge._base.errors import ToolCallError
+from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge._platform.declaration import Capability
+
+METHODS: Mapping[str, Capability] = MappingProxyType(
+    {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+)
+"""Which client capability answers each request method a server may put in a round."""
+
+Asked: TypeAlias = dict[str, Any]
+"""Requests of one round by key (`ElicitRequest`, `CreateMessageRequest`, `ListRootsRequest`)."""
+Answer: TypeAlias = Callable[[ToolCallRequest, Asked], Awaitable[Mapping[str, Any]]]
+"""`(request, asked) -> {key: answer}`: answers every request in `asked`; it may raise (a
+`ToolCallError` to fail the call, a LangGraph interrupt to pause it)."""
+CallKey: TypeAlias = tuple[str, str, str, str | None]
+
+
+def capability_of(asked: Any) -> Capability | None:
+    """The capability that answers one request of a round (None for a method nobody knows)."""
+    return METHODS.get(str(getattr(asked, "method", "")))
+
+
+def split_round(result: Any, capability: Capability) -> tuple[Asked, Asked]:
+    """The requests of `result` that `capability` answers, and the others (both empty when
+    `result` is not an `InputRequiredResult`)."""
+    if not isinstance(result, InputRequiredResult):
+        return {}, {}
+    mine: Asked = {}
+    others: Asked = {}
+    for key, asked in (result.input_requests or {}).items():
+        (mine if capability_of(asked) == capability else others)[key] = asked
+    return mine, others
+
+
+def call_of(request: ToolCallRequest) -> CallKey:
+    """Which call `request` belongs to across rounds and resumes: the run's thread too, since
+    tool-call ids are the model's and some models number them alike in every thread (`call_0`)."""
+    config = getattr(request.runtime, "config", None) or {}
+    thread = str((config.get("configurable") or {}).get("thread_id", ""))
+    return (thread, request.server_name, request.name, request.tool_call_id)
+
+
+class RoundAnswerer:
+    """The interceptor that answers `capability`'s requests in every round of a call with
+    `answer` and sends the call again with the answers.
+
+    A round that also asks something else goes up the chain without them, to the plugins
+    outside that answer the rest; the answers wait here (the latest `kept` rounds) and are
+    merged in when the call comes down again with that round's `request_state`. More than
+    `max_requests` requests in one call fail it with a `ToolCallError`; `fix` says what to
+    change (e.g. "raise `max_requests` in [plugins.x]")."""
+
+    def __init__(
+        self, capability: Capability, answer: Answer, *, max_requests: int = 10, fix: str = "", kept: int = 256
+    ) -> None:
+        self.capability = capability
+        self.answer = answer
+        self.max_requests = max_requests
+        self.fix = fix
+        self.kept = kept
+        self._waiting: OrderedDict[tuple[CallKey, str | None], tuple[dict[str, Any], int]] = OrderedDict()
+        """(call, `request_state`) → the answers taken out of that round, and how many
+        requests the call had made by then."""
+
+    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        current, answered = self._merged(request)
+        result = await handler(current)
+        while True:
+            asked, others = split_round(result, self.capability)
+            if not asked:
+                return result
+            answered += len(asked)
+            if answered > self.max_requests:
+                raise self._over(request)
+            answers = dict(await self.answer(request, asked))
+            if others:  # the plugins outside answer the rest, then send the call again
+                self._wait(request, result.request_state, answers, answered)
+                return result.model_copy(update={"input_requests": others})
+            current = current.override(input_responses=answers, request_state=result.request_state)
+            result = await handler(current)
+
+    def _merged(self, request: ToolCallRequest) -> tuple[ToolCallRequest, int]:
+        """`request` with the answers waiting for its round, if any, and how many requests
+        the call has made so far."""
+        if not self._waiting:
+            return request, 0
+        waiting = self._waiting.pop((call_of(request), request.request_state), None)
+        if waiting is None:
+            return request, 0
+        answers, answered = waiting
+        return request.override(input_responses={**answers, **(request.input_responses or {})}), answered
+
+    def _wait(self, request: ToolCallRequest, state: str | None, answers: dict[str, Any], answered: int) -> None:
+        self._waiting[(call_of(request), state)] = (answers, answered)
+        while len(self._waiting) > self.kept:
+            self._waiting.popitem(last=False)
+
+    def _over(self, request: ToolCallRequest) -> ToolCallError:
+        fix = f" ({self.fix})" if self.fix else ""
+        problem = f"made more than {self.max_requests} {self.capability} requests in one call; stopped{fix}"
+        return ToolCallError(
+            f"MCP tool {request.name!r} on server {request.server_name!r} {problem}",
+            server_name=request.server_name,
+            name=request.name,
+        )
