@@ -3,7 +3,6 @@ clients that are closed when the test ends."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -12,7 +11,6 @@ from mcpbridge_adapters.client import MultiServerMCPClient
 
 from mcpbridge.testing import serving
 from tests.adapters import servers
-from tests.conftest import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -25,15 +23,6 @@ def math_url() -> Iterator[str]:
 def behaviours_url() -> Iterator[str]:
     with serving(servers.behaviours()) as url:
         yield url
-
-
-def stdio_connection(name: str = "math") -> dict[str, Any]:
-    return {
-        "transport": "stdio",
-        "command": sys.executable,
-        "args": ["-m", "tests.adapters.servers", name],
-        "cwd": str(ROOT),
-    }
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from mcpbridge_adapters.server_info import load_mcp_server_info
 
 from mcpbridge import ServerRequestError
 from tests.adapters import servers
-from tests.adapters.conftest import stdio_connection
+from tests.helpers.adapters import stdio_connection
 
 
 def _two_servers(make_client: Any) -> Any:

@@ -11,7 +11,7 @@ import pytest
 from mcpbridge_adapters.client import MultiServerMCPClient
 
 from tests.adapters import servers
-from tests.adapters.conftest import stdio_connection
+from tests.helpers.adapters import stdio_connection
 
 
 @pytest.mark.parametrize(

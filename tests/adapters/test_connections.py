@@ -13,7 +13,7 @@ import pytest
 
 from mcpbridge.testing import serve_http
 from tests.adapters import servers
-from tests.adapters.conftest import stdio_connection
+from tests.helpers.adapters import stdio_connection
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from mcpbridge_adapters.tools import MCPToolArtifact, load_mcp_tools
 
 from mcpbridge import ConfigError
 from tests.adapters import servers
-from tests.adapters.conftest import stdio_connection
+from tests.helpers.adapters import stdio_connection
 
 CALL = {"args": {"param1": "x"}, "id": "1", "type": "tool_call"}
 

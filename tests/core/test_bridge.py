@@ -11,7 +11,7 @@ from langchain_core.messages import ToolMessage
 
 from mcpbridge import ConfigError, InvalidToolArguments, MCPBridge, MCPToolError, ServerConnectionError
 from mcpbridge.testing import serve_http
-from tests.conftest import stdio_config
+from tests.helpers import stdio_config
 from tests.servers import basic, sampling_server
 
 

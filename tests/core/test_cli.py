@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcpbridge._facade.cli import main as cli
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from mcpbridge._base.config import PluginsConfig, ServerConfig, Settings
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def test_every_key_is_documented() -> None:

@@ -180,6 +180,26 @@ async def test_handle_tool_error_follows_langchains_contract() -> None:
             await fail.ainvoke({"why": "disk full"})
 
 
+async def test_response_format_content_leaves_the_artifact_out() -> None:
+    """As on any LangChain tool: "content" gives the content alone, for results and errors."""
+
+    async def note(request: Any, handler: Any) -> Any:
+        request.artifact.append({"type": "note"})
+        return await handler(request)
+
+    async with MCPBridge({"content": build()}, plugins=[], interceptors=[note]) as bridge:
+        tools = await tools_of(bridge)
+        images, failing = tools["images"], tools["silent_failure"]
+        kept = await images.ainvoke(call(images, {}))
+        assert {"type": "note"} in kept.artifact
+        images.response_format = failing.response_format = "content"
+        message = await images.ainvoke(call(images, {}))
+        error = await failing.ainvoke(call(failing, {}))
+    assert message.artifact is None
+    assert without_ids(message.content) == without_ids(kept.content)
+    assert (error.status, error.artifact) == ("error", None)
+
+
 async def test_bridge_wide_switch_sets_every_tools_default() -> None:
     async with MCPBridge({"content": build()}, plugins=[], handle_tool_errors=False) as bridge:
         assert bridge.settings.handle_tool_errors is False

@@ -6,7 +6,7 @@ import inspect
 import re
 
 from mcpbridge._platform import hookspecs
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def documented() -> dict[str, str]:

@@ -20,8 +20,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge._session.server_logs import LOG_LEVELS, MAX_LOG_CHARS
 from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
-from tests.conftest import stdio_config
-from tests.thirdparty.conftest import EVERYTHING, need, node_stdio
+from tests.helpers import stdio_config
+from tests.helpers.thirdparty import EVERYTHING, need, node_stdio
 
 LOGGER = "mcpbridge.server.docs"
 HOSTILE = "%s %(x)s %d\nFORGED mcpbridge: CRITICAL all is lost"

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from mcpbridge import (
+    BridgeContext,
     ConfigError,
     MCPBridge,
     Plugin,
-    BridgeContext,
     PluginError,
     ToolCallHandler,
     ToolCallRequest,
@@ -27,7 +27,7 @@ from mcpbridge import (
 from mcpbridge._base.config import build_settings
 from mcpbridge._facade.cli import main as cli
 from mcpbridge._platform.plugins import PluginHost
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from tests.servers import basic
 
 EXAMPLE = ROOT / "docs" / "examples" / "redact"

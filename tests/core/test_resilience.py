@@ -15,7 +15,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 
 from mcpbridge import MCPBridge, ServerConnectionError
 from mcpbridge.testing import serve_http, serving
-from tests.conftest import stdio_config
+from tests.helpers import stdio_config
 from tests.servers import basic, raw_jsonrpc
 
 RAW_STDIO = stdio_config("tests.servers.raw_jsonrpc", mode="legacy")

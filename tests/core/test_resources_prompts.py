@@ -30,8 +30,8 @@ from mcp.types import (
 from mcpbridge import MCPBridge, ServerConnectionError, ServerRequestError
 from mcpbridge._facade.cli import main
 from mcpbridge.testing import serve_http
-from tests.conftest import stdio_config
-from tests.thirdparty.conftest import EVERYTHING, need, node_stdio
+from tests.helpers import stdio_config
+from tests.helpers.thirdparty import EVERYTHING, need, node_stdio
 
 T = TypeVar("T")
 PNG = b"\x89PNG\r\n\x1a\n-not-really-an-image"

@@ -11,7 +11,7 @@ from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import make_agent, tool_call_turn
-from tests.conftest import stdio_config
+from tests.helpers import stdio_config
 from tests.servers import basic
 
 

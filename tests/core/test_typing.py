@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mypy import api
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def test_override_is_typed_for_mypy() -> None:

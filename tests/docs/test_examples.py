@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 PLUGINS = [ROOT / "plugins" / "_template", *sorted(p.parent for p in (ROOT / "docs" / "examples").glob("*/tests"))]
 

@@ -36,7 +36,7 @@ from mcpbridge_approval import APPROVE, create_approval_resume
 from mcpbridge_events import EVENT_TYPE
 
 from mcpbridge.testing import serve_http
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from tests.servers.session_log import SessionLog
 
 EXAMPLE = ROOT / "examples" / "langgraph-server"

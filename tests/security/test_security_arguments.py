@@ -17,7 +17,8 @@ from langchain_core.messages import ToolMessage
 
 from mcpbridge import InvalidToolArguments, MCPBridge
 from mcpbridge._session.wire import wire_problems
-from tests.conftest import serving, stdio_config
+from mcpbridge.testing import serving
+from tests.helpers import stdio_config
 from tests.security import hostile_servers
 
 CALL_LIMIT_S = 10

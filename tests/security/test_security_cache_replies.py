@@ -27,7 +27,7 @@ from redis.asyncio import Redis
 
 from mcpbridge import ConfigError, MCPBridge
 from mcpbridge.testing import make_tool_call
-from tests.conftest import service_url
+from tests.helpers import service_url
 
 SECRET = "test-cache-secret-replies"
 READ_ONLY = ToolAnnotations(read_only_hint=True)

@@ -23,7 +23,7 @@ from mcpbridge._base.config import build_settings, load_settings
 from mcpbridge._base.errors import describe
 from mcpbridge._base.httpfields import RESERVED_HEADERS
 from mcpbridge._base.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 SECRET = "TOPSECRET-4f9c2a71e8"
 TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

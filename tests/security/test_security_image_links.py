@@ -22,7 +22,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import AudioContent, BlobResourceContents, EmbeddedResource, ImageContent, ResourceLink
 
 from mcpbridge import MCPBridge, testing
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n").decode()
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mcpbridge import MCPBridge
-from tests.conftest import stdio_config
+from tests.helpers import stdio_config
 
 
 def text(message: Any) -> str:

@@ -34,7 +34,7 @@ from mcpbridge._facade.cli import main as cli
 from mcpbridge._facade.definitions import shown
 from mcpbridge._platform.hints import annotated_as, most_cautious
 from mcpbridge.testing import ScriptedChatModel, serving, tool_call_turn
-from tests.conftest import stdio_config
+from tests.helpers import stdio_config
 from tests.security import relabel_servers
 from tests.servers import basic
 

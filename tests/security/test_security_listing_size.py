@@ -7,7 +7,7 @@ import asyncio
 import time
 
 from mcpbridge import MCPBridge
-from tests.conftest import stdio_config
+from tests.helpers import stdio_config
 from tests.security.test_security_schema_bombs import collector_paused
 from tests.security.test_security_schemas import LoopWatch, call, text
 

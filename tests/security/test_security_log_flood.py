@@ -26,7 +26,7 @@ from mcpbridge_events.inspector import Inspector, serve
 
 from mcpbridge import ConfigError, MCPBridge
 from mcpbridge.testing import make_agent, tool_call_turn
-from tests.conftest import stdio_config
+from tests.helpers import stdio_config
 from tests.security import log_flood_server
 
 SMALL, LARGE = 2_000, 10_000

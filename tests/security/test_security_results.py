@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge
-from tests.conftest import ROOT, serving
+from mcpbridge.testing import serving
+from tests.helpers import ROOT
 from tests.servers import raw_jsonrpc
 
 CALL_LIMIT_S = 10

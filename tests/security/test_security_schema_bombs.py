@@ -25,8 +25,8 @@ from mcpbridge import ConfigError, MCPBridge, schema_problems
 from mcpbridge._base.bounds import SchemaBounds
 from mcpbridge._base.config import build_settings
 from mcpbridge._tools.schema_cost import SchemaOverBound, measure
-from mcpbridge.testing import make_agent, tool_call_turn
-from tests.conftest import serving, stdio_config
+from mcpbridge.testing import make_agent, serving, tool_call_turn
+from tests.helpers import stdio_config
 from tests.security import costly_servers, hostile_servers
 from tests.security.test_security_schemas import LoopWatch, call, text
 

@@ -19,7 +19,8 @@ from langchain_core.messages import ToolMessage
 from mcpbridge import MCPBridge
 from mcpbridge._tools.patterns import PATTERN_WORK_LIMIT, _compiled
 from mcpbridge._tools.schemas import schema_problems, server_schema_validator
-from tests.conftest import serving, stdio_config
+from mcpbridge.testing import serving
+from tests.helpers import stdio_config
 from tests.security import hostile_servers
 from tests.security.listeners import Listener, listening
 

@@ -28,9 +28,9 @@ from mcpbridge import MCPBridge, ServerConnectionError, ToolCallHandler, ToolCal
 from mcpbridge._base.config import build_settings
 from mcpbridge._facade.cli import main as cli
 from mcpbridge.testing import make_agent, serving, tool_call_turn
-from tests.conftest import ROOT, stdio_config
+from tests.helpers import ROOT, stdio_config
+from tests.helpers.telemetry import Telemetry, telemetry, telemetry_session
 from tests.plugins.events.events_support import lifecycle
-from tests.plugins.otel.conftest import Telemetry, telemetry, telemetry_session
 
 __all__ = ["telemetry", "telemetry_session"]  # the otel tests' exporter, as fixtures here too
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import pytest
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException, tool
+from mcp import Client
 from mcpbridge_serve import to_mcp_server
 from pydantic import BaseModel, Field
 
@@ -95,6 +96,18 @@ async def test_served_over_streamable_http() -> None:
     with serving(_server()) as url:
         async with MCPBridge({"lc": {"url": url}}, plugins=[]) as bridge:
             await _check(bridge)
+
+
+async def test_a_served_error_is_made_safe_like_the_bridges_own() -> None:
+    """A tool's error goes to any MCP client as an error result, cut and without URL credentials."""
+    async with Client(_server()) as client:
+        quoted = await client.call_tool("broken", {"reason": "see https://bob:hunter2@example.test/"})
+        long = await client.call_tool("broken", {"reason": "x" * 100_000})
+    assert quoted.is_error
+    assert long.is_error
+    assert quoted.content[0].text.startswith("cannot: see https://")
+    assert "hunter2" not in quoted.content[0].text
+    assert len(long.content[0].text) < 10_000  # cut like every error the bridge writes
 
 
 def test_refuses_what_a_client_cannot_call() -> None:

@@ -14,8 +14,8 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge
+from tests.helpers.thirdparty import CURRENT, LEGACY
 
-from .conftest import CURRENT, LEGACY
 from .support import invoke, structured, text
 
 

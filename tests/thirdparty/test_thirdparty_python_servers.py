@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from mcpbridge import MCPBridge
+from tests.helpers.thirdparty import CURRENT, LEGACY
 
-from .conftest import CURRENT, LEGACY
 from .support import invoke, structured, text, tools_of
 
 VERSIONS = pytest.mark.parametrize("version", [CURRENT, LEGACY])

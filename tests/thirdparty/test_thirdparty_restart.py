@@ -12,9 +12,9 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from mcpbridge import MCPBridge, ServerConnectionError
-from tests.conftest import serve_http
+from mcpbridge.testing import serve_http
+from tests.helpers.thirdparty import NodeHTTPServer, free_port
 
-from .conftest import NodeHTTPServer, free_port
 from .support import invoke, text, tools_of
 
 

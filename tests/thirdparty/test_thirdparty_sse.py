@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from mcpbridge import MCPBridge
+from tests.helpers.thirdparty import EVERYTHING, NodeHTTPServer, free_port, need, wait_for_port
 
-from .conftest import EVERYTHING, NodeHTTPServer, free_port, need, wait_for_port
 from .support import invoke, text
 
 # Collected here too: with this module's `everything` fixture they run against the SSE server.

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mcpbridge import MCPBridge, ServerConnectionError
+from tests.helpers.thirdparty import CURRENT, LEGACY, kill, stdio_pid
 
-from .conftest import CURRENT, LEGACY, kill, stdio_pid
 from .support import eventually, invoke, structured, text
 
 

@@ -12,7 +12,7 @@ import pytest
 from mcpbridge_claims import PostgresClaims, RedisClaims, Settings
 
 from mcpbridge import ConfigError, MCPBridge
-from tests.conftest import service_url
+from tests.helpers import service_url
 
 Store = PostgresClaims | RedisClaims
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Worker
+from tests.helpers.workers import Worker
 
 APPROVE = {"type": "approve"}
 CONFIRM = {"confirm": {"action": "accept", "content": {"sure": True}}}

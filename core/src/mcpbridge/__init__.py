@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         ToolCallError,
         ToolTimeoutError,
         describe,
+        validation_problems,
     )
     from mcpbridge._base.httpfields import check_headers, header_problem
     from mcpbridge._base.pipeline import (
@@ -41,8 +42,10 @@ if TYPE_CHECKING:
         ToolCallRequest,
         ToolCallResult,
         compose,
+        error_result,
     )
     from mcpbridge._base.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
+    from mcpbridge._base.textpattern import TextPattern
     from mcpbridge._facade.bridge import MCPBridge
     from mcpbridge._facade.definitions import HeldTool
     from mcpbridge._facade.serve import to_mcp_server
@@ -55,7 +58,7 @@ if TYPE_CHECKING:
     from mcpbridge._platform.interrupts import InterruptLike, Question, pause
     from mcpbridge._platform.rounds import RoundAnswerer, call_of, capability_of, split_round
     from mcpbridge._platform.selectors import ServerName, ToolSelector, selected
-    from mcpbridge._platform.sources import ValueSource
+    from mcpbridge._platform.sources import ValueSource, thread_id
     from mcpbridge._platform.stash import Stash, StashKey
     from mcpbridge._session.connections import ModernOnly
     from mcpbridge._tools.beyond_tools import ServerInfo
@@ -88,6 +91,7 @@ _HOMES = {
     "ToolCallError": "_base.errors",
     "ToolTimeoutError": "_base.errors",
     "describe": "_base.errors",
+    "validation_problems": "_base.errors",
     "ToolHints": "_platform.hints",
     "tool_hints": "_platform.hints",
     "AddCommand": "_platform.hookspecs",
@@ -111,6 +115,9 @@ _HOMES = {
     "ToolCallResult": "_base.pipeline",
     "TaskHandle": "_base.pipeline",
     "compose": "_base.pipeline",
+    "error_result": "_base.pipeline",
+    "TextPattern": "_base.textpattern",
+    "thread_id": "_platform.sources",
     "BridgeContext": "_platform.context",
     "PluginConfig": "_platform.context",
     "Stash": "_platform.stash",
@@ -176,12 +183,14 @@ __all__ = [
     "ToolHints",
     "ToolSelector",
     "ToolTimeoutError",
+    "TextPattern",
     "ValueSource",
     "call_of",
     "capability_of",
     "check_headers",
     "compose",
     "describe",
+    "error_result",
     "header_problem",
     "hookimpl",
     "install_log_redaction",
@@ -192,9 +201,11 @@ __all__ = [
     "result_text",
     "schema_problems",
     "selected",
+    "thread_id",
     "split_round",
     "to_mcp_server",
     "tool_hints",
+    "validation_problems",
 ]
 
 _DEPRECATED = frozenset({"PluginConfig"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import mcpbridge_approval
@@ -73,6 +74,19 @@ async def test_rules_require_or_waive_by_server_tool_and_arguments(server_tools:
     assert not needs_approval(settings, call(server_tools, "read_file", path="public"))
 
 
+async def test_a_regex_takes_linear_time_on_the_models_text(server_tools: dict[str, Tool]) -> None:
+    """The model writes the value: a pattern that backtracks exponentially on Python's `re`
+    (2^60 steps here) answers at once on RE2, and a lone surrogate in the value is text too."""
+    settings = Settings.model_validate(
+        {"rules": [{"tool": "transfer", "approval": "require", "when": [{"argument": "to", "regex": "^(a+)+$"}]}]}
+    )
+    started = time.perf_counter()
+    assert not needs_approval(settings, call(server_tools, "transfer", amount=1, to="a" * 60 + "!"))
+    assert time.perf_counter() - started < 1
+    assert needs_approval(settings, call(server_tools, "transfer", amount=1, to="aaa"))
+    assert not needs_approval(settings, call(server_tools, "transfer", amount=1, to="a\udc80"))
+
+
 async def test_predicate_is_asked_first_and_may_defer(server_tools: dict[str, Tool]) -> None:
     def predicate(request: ToolCallRequest) -> bool | None:
         if request.args.get("path") == "vip":
@@ -99,6 +113,10 @@ async def test_predicate_from_an_import_string(server_tools: dict[str, Tool]) ->
         (
             {"rules": [{"approval": "require", "when": [{"argument": "a", "regex": "("}]}]},
             "when.0.regex`: .*missing \\)",
+        ),
+        (
+            {"rules": [{"approval": "require", "when": [{"argument": "a", "regex": "(?=x)"}]}]},
+            "when.0.regex`: .*not a valid regular expression for RE2",
         ),
         ({"allowed_decisions": ["approve", "veto"]}, "allowed_decisions.1"),
         ({"predicate": "no_such_module:thing"}, "plugins.approval.predicate"),

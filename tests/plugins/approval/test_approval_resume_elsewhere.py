@@ -14,8 +14,8 @@ from langchain.agents import create_agent
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from mcpbridge import MCPBridge
-from mcpbridge.testing import ScriptedChatModel, tool_call_turn
-from tests.conftest import ROOT, serving
+from mcpbridge.testing import ScriptedChatModel, serving, tool_call_turn
+from tests.helpers import ROOT
 
 from . import approval_servers
 from .approval_servers import ran

@@ -14,9 +14,8 @@ from mcp.types import ElicitResult
 
 from mcpbridge import ConfigError, MCPBridge, Plugin, PluginError, Settings, ToolCallHandler, ToolCallRequest, hookimpl
 from mcpbridge.testing import make_runtime
+from tests.helpers.cache import READS, BridgeMaker, cache_entries, call, text
 from tests.servers.answering import Answering, pick_a_date
-
-from .conftest import READS, BridgeMaker, cache_entries, call, text
 
 
 async def test_nothing_is_cached_without_rules(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:

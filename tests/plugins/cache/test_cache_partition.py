@@ -18,10 +18,8 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from mcpbridge import MCPBridge, ToolCallRequest
-from mcpbridge.testing import ScriptedChatModel, make_runtime, make_tool_call, tool_call_turn
-from tests.conftest import serving
-
-from .conftest import READS, BridgeMaker, cache_entries, counting_server, user_header
+from mcpbridge.testing import ScriptedChatModel, make_runtime, make_tool_call, serving, tool_call_turn
+from tests.helpers.cache import READS, BridgeMaker, cache_entries, counting_server, user_header
 
 USERS = 200
 

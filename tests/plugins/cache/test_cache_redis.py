@@ -22,8 +22,7 @@ from redis.asyncio import Redis
 from mcpbridge import ConfigError, MCPBridge
 from mcpbridge._facade.cli import main
 from mcpbridge.testing import make_runtime
-
-from .conftest import READS, SECRET, BridgeMaker, cache_entries, call, text
+from tests.helpers.cache import READS, SECRET, BridgeMaker, cache_entries, call, text
 
 
 async def entry_keys(redis: Redis, namespace: str) -> list[str]:

@@ -18,8 +18,7 @@ from mcp.types import ToolAnnotations
 
 from mcpbridge import MCPBridge, ToolCallRequest
 from mcpbridge.testing import make_runtime
-
-from .conftest import READ_ONLY, cache_entries, call, text
+from tests.helpers.cache import READ_ONLY, cache_entries, call, text
 
 WRITE = ToolAnnotations(destructive_hint=False)
 """A known write that destroys nothing (still not read-only)."""

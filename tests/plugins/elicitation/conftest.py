@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import serving
+from mcpbridge.testing import serving
 
 from . import elicit_servers
 

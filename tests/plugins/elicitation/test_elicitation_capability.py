@@ -10,7 +10,7 @@ import mcp.types as types
 import pytest
 
 from mcpbridge import MCPBridge
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 LEGACY_ONLY = {"command": sys.executable, "args": ["-m", "tests.servers.raw_jsonrpc"], "cwd": str(ROOT)}
 

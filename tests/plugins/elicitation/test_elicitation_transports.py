@@ -15,7 +15,7 @@ from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
-from tests.conftest import stdio_config
+from tests.helpers import stdio_config
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS

@@ -21,7 +21,7 @@ from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS

@@ -15,7 +15,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
-from tests.plugins.headers.conftest import RecordingServer
+from tests.helpers.headers import RecordingServer
 
 
 @dataclass

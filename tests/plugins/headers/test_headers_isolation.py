@@ -11,7 +11,7 @@ import pytest
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import make_runtime, make_tool_call
-from tests.plugins.headers.conftest import RecordingServer
+from tests.helpers.headers import RecordingServer
 
 CALLS = 200
 

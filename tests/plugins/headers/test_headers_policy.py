@@ -14,8 +14,8 @@ import pytest
 from mcpbridge import ConfigError, MCPBridge, ToolCallError, ToolCallHandler, ToolCallRequest
 from mcpbridge._base.config import build_settings
 from mcpbridge.testing import make_runtime, make_tool_call
-from tests.conftest import stdio_config
-from tests.plugins.headers.conftest import RecordingServer
+from tests.helpers import stdio_config
+from tests.helpers.headers import RecordingServer
 from tests.servers import basic
 
 SECRET = "tok-7f3a9c-very-secret"

@@ -19,8 +19,7 @@ from opentelemetry.trace import NoOpTracerProvider, StatusCode
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
-
-from .conftest import Telemetry, build_server
+from tests.helpers.telemetry import Telemetry, build_server
 
 PLUGIN_EVENTS = [
     ("cache.miss", {"key": "k1"}),

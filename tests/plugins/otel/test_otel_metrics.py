@@ -14,8 +14,7 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader, NumberDataPoint
 
 from mcpbridge import ConfigError, MCPBridge
-
-from .conftest import build_server
+from tests.helpers.telemetry import build_server
 
 
 def points(reader: InMemoryMetricReader, name: str) -> list[Any]:

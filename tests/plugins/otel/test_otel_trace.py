@@ -15,9 +15,8 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
-from tests.conftest import stdio_config
-
-from .conftest import Telemetry, build_server
+from tests.helpers import stdio_config
+from tests.helpers.telemetry import Telemetry, build_server
 
 
 def _parent_id(span: ReadableSpan) -> int | None:

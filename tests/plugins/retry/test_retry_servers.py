@@ -14,8 +14,8 @@ import pytest
 
 from mcpbridge import MCPBridge, MCPTool, ServerConnectionError, ToolCallHandler, ToolCallRequest
 from mcpbridge._base.config import build_settings
-from mcpbridge.testing import make_runtime, make_tool_call
-from tests.conftest import ROOT, serve_http
+from mcpbridge.testing import make_runtime, make_tool_call, serve_http
+from tests.helpers import ROOT
 from tests.plugins.retry.servers import Flaky, calls
 
 FAST = {"initial": 0.01, "max": 0.05}

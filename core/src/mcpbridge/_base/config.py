@@ -25,7 +25,7 @@ from mcpbridge._base.bounds import (
     SENDABLE_DEPTH,
     SchemaBounds,
 )
-from mcpbridge._base.errors import ConfigError
+from mcpbridge._base.errors import ConfigError, validation_problems
 from mcpbridge._base.httpfields import header_problem, value_problem
 from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
 
@@ -264,6 +264,27 @@ class Settings(BaseModel):
         names look secret, and credentials in server URLs (see `mcpbridge._base.redaction`)."""
         return frozenset(_secrets_in(self.model_dump(include={"servers"})["servers"]))
 
+    def with_overrides(
+        self,
+        *,
+        servers: Mapping[str, Any] | None = None,
+        plugin_settings: Mapping[str, Mapping[str, Any]] | None = None,
+        **options: Any,
+    ) -> Settings:
+        """These settings with `MCPBridge(...)`'s keyword arguments over them: `servers` and
+        `plugin_settings` (`${ENV}` expanded) add to or replace tables by name, and every
+        other option that is not None replaces its key; validated again, as a file is."""
+        base: dict[str, Any] = {**self.model_dump(exclude={"source"}), "servers": dict(self.servers)}
+        if servers is not None:
+            base["servers"] = {**base["servers"], **expand_env(servers, "MCPBridge(servers=...)")}
+        base.update({key: value for key, value in options.items() if value is not None})
+        if plugin_settings:
+            plugins = dict(base.get("plugins") or {})
+            for name, table in expand_env(plugin_settings, "MCPBridge(plugin_settings=...)").items():
+                plugins[name] = {**plugins.get(name, {}), **table}
+            base["plugins"] = plugins
+        return build_settings(base, self.source)
+
 
 def build_settings(data: Mapping[str, Any], source: str | None = None) -> Settings:
     """Validate raw settings (from a file or from Python), naming the key and the file."""
@@ -374,11 +395,6 @@ def _url_secrets(url: str) -> list[str]:
 
 def _explain(exc: ValidationError, source: str | None) -> str:
     where = f" in {source}" if source else ""
-    lines = []
-    for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        message = error["msg"].removeprefix("Value error, ")
-        if error["type"] == "extra_forbidden":
-            message = "unknown key (check its spelling against docs/configuration.md)"
-        lines.append(f"  {key}: {message}")
+    unknown = "unknown key (check its spelling against docs/configuration.md)"
+    lines = [f"  {key or '(top level)'}: {message}" for key, message in validation_problems(exc, unknown_key=unknown)]
     return f"invalid mcpbridge configuration{where}:\n" + "\n".join(lines)

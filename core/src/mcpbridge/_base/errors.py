@@ -28,11 +28,18 @@ secret the bridges of this process know (`mcpbridge._base.redaction.outward_text
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import ToolException
 
 from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from pydantic import ValidationError
+
+    from mcpbridge._base.pipeline import ToolCallRequest
 
 MAX_MESSAGE_CHARS = 2 * MAX_QUOTED_CHARS
 """The longest error text: the bridge's own words and a quoted server text or two."""
@@ -103,6 +110,15 @@ class ToolCallError(MCPBridgeError, ToolException):
         self.server_name = server_name
         self.name = name
 
+    @classmethod
+    def about(cls, request: ToolCallRequest, problem: str) -> Self:
+        """`MCP tool 'name' on server 'server' <problem>`, naming the call's server and tool."""
+        return cls(
+            f"MCP tool {request.name!r} on server {request.server_name!r} {problem}",
+            server_name=request.server_name,
+            name=request.name,
+        )
+
     def message(self) -> str:
         """The text the model reads: the message and any notes added on the way out."""
         notes = getattr(self, "__notes__", ())
@@ -164,6 +180,19 @@ class ServerConnectionError(ToolCallError, ConnectionError):
         super().__init__(f"MCP {where} is unreachable: {reason}", server_name=server_name, name=name)
         self.cause = outward_text(cause) if isinstance(cause, str) else cause
         self.sent = sent
+
+
+def validation_problems(exc: ValidationError, *, unknown_key: str = "unknown key") -> list[tuple[str, str]]:
+    """What pydantic found wrong, as (dotted key, message) pairs for a `ConfigError`: the
+    message without pydantic's "Value error, " prefix, and `unknown_key` for a key the model
+    does not have."""
+    return [
+        (
+            ".".join(str(part) for part in error["loc"]),
+            unknown_key if error["type"] == "extra_forbidden" else error["msg"].removeprefix("Value error, "),
+        )
+        for error in exc.errors()
+    ]
 
 
 def describe(exc: BaseException) -> str:

@@ -15,7 +15,18 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack
 
 from langchain_core.messages import ToolMessage
-from mcp.types import CallToolResult, CancelTaskResult, GetTaskResult, InputRequiredResult, Task, TaskMetadata, Tool
+from mcp.types import (
+    CallToolResult,
+    CancelTaskResult,
+    GetTaskResult,
+    InputRequiredResult,
+    Task,
+    TaskMetadata,
+    TextContent,
+    Tool,
+)
+
+from mcpbridge._base.errors import error_text
 
 if TYPE_CHECKING:
     from langgraph.types import Command
@@ -148,6 +159,12 @@ def checked_before_chain(request: ToolCallRequest) -> ToolCallRequest:
     """`request`, marked as carrying arguments that passed the wire checks."""
     object.__setattr__(request, "_sendable_args", request.args)
     return request
+
+
+def error_result(text: str) -> CallToolResult:
+    """An error result written by the bridge or a plugin rather than a server: its text
+    made safe like an error's (`mcpbridge._base.errors`)."""
+    return CallToolResult(content=[TextContent(type="text", text=error_text(text))], is_error=True)
 
 
 ToolCallHandler: TypeAlias = Callable[[ToolCallRequest], Coroutine[Any, Any, Any]]

@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from mcp.client.session import ClientSession
 from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool
 
-from mcpbridge._base.config import Settings, build_settings, expand_env, load_settings
+from mcpbridge._base.config import Settings, load_settings
 from mcpbridge._base.errors import ConfigError, ServerConnectionError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._base.redaction import install_log_redaction
@@ -65,8 +65,7 @@ class MCPBridge:
         handle_tool_errors: bool | None = None,
         plugin_settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
-        self.settings = _merge(
-            settings,
+        self.settings = (settings if settings is not None else Settings()).with_overrides(
             servers=servers,
             tool_name_prefix=tool_name_prefix,
             timeout=timeout,
@@ -352,25 +351,3 @@ def _reader(uri: str) -> Callable[[ClientSession], Awaitable[ReadResourceResult]
         return session.read_resource(uri)
 
     return read
-
-
-def _merge(
-    settings: Settings | None,
-    *,
-    servers: Mapping[str, Any] | None,
-    plugin_settings: Mapping[str, Mapping[str, Any]] | None,
-    **options: Any,
-) -> Settings:
-    """Keyword arguments override (and add to) what a config file said."""
-    base: dict[str, Any] = settings.model_dump(exclude={"source"}) if settings is not None else {}
-    if settings is not None:
-        base["servers"] = dict(settings.servers)
-    if servers is not None:
-        base["servers"] = {**base.get("servers", {}), **expand_env(servers, "MCPBridge(servers=...)")}
-    base.update({key: value for key, value in options.items() if value is not None})
-    if plugin_settings:
-        plugins = dict(base.get("plugins") or {})
-        for name, table in expand_env(plugin_settings, "MCPBridge(plugin_settings=...)").items():
-            plugins[name] = {**plugins.get(name, {}), **table}
-        base["plugins"] = plugins
-    return build_settings(base, settings.source if settings is not None else None)

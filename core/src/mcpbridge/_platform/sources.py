@@ -84,3 +84,10 @@ def runtime_value(runtime: Any, path: Sequence[str]) -> Any:
         if value is _MISSING or value is None:
             return None
     return value
+
+
+def thread_id(request: ToolCallRequest) -> str | None:
+    """The LangGraph thread the call runs in (`config.configurable.thread_id`, as text); None
+    outside a run with a thread."""
+    found = runtime_value(request.runtime, ("config", "configurable", "thread_id"))
+    return None if found is None else str(found)

@@ -61,6 +61,8 @@ class MCPTool(BaseTool):
     """A LangChain tool that calls one MCP tool through the bridge's interceptor chain."""
 
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
+    """As on any LangChain tool: "content" gives ToolMessages without an artifact (the raw
+    MCP result, structured content and plugins' entries left out)."""
     handle_tool_error: bool | str | Callable[[ToolException], str] | None = True
     _binding: ToolBinding = PrivateAttr()
 
@@ -204,7 +206,7 @@ class MCPTool(BaseTool):
                 raise MCPToolError(text, result, server_name=request.server_name, name=request.name)
             if request.tool_call_id is None:
                 return to_content_blocks(result)
-            return tool_message(result, request, self.name, to_artifact(result) + request.artifact)
+            return tool_message(result, request, self.name, self._artifact(result, request))
         if isinstance(result, ToolMessage) and request.tool_call_id and not result.tool_call_id:
             result.tool_call_id = request.tool_call_id
         return result
@@ -225,8 +227,12 @@ class MCPTool(BaseTool):
             content = content or (error.message() if isinstance(error, ToolCallError) else str(error))
         else:
             content = flag if isinstance(flag, str) else flag(error)
-        artifact = (to_artifact(result) if result is not None else []) + request.artifact
-        return error_message(content, request, self.name, artifact)
+        return error_message(content, request, self.name, self._artifact(result, request))
+
+    def _artifact(self, result: CallToolResult | None, request: ToolCallRequest) -> list[dict[str, Any]] | None:
+        if self.response_format == "content":
+            return None
+        return (to_artifact(result) if result is not None else []) + request.artifact
 
 
 _ASKING_FOR: dict[Capability, str] = {

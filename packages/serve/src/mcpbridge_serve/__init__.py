@@ -17,6 +17,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ContentBlock, ImageContent, TextContent
 from pydantic import BaseModel
 
+from mcpbridge import error_result
+
 __all__ = ["to_mcp_server"]
 
 
@@ -51,7 +53,7 @@ def _function(tool: BaseTool) -> Callable[..., Any]:
         try:
             output = await own.ainvoke(arguments)
         except ToolException as exc:
-            return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+            return error_result(str(exc))
         return _result(output)
 
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]

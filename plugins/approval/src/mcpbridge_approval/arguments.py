@@ -16,6 +16,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from mcpbridge import TextPattern
+
 
 class Verdict(enum.Enum):
     MATCH = "match"
@@ -96,10 +98,10 @@ _WHOLE_TREES = frozenset({"/", "//", "."})
 """The root and the current directory: matched only by a glob naming exactly them."""
 
 
-def regex_verdict(pattern: re.Pattern[str], value: Any) -> Verdict:
+def regex_verdict(pattern: TextPattern, value: Any) -> Verdict:
     if not isinstance(value, str):
         return Verdict.SUSPECT
-    return Verdict.MATCH if pattern.search(value) is not None else Verdict.NO_MATCH
+    return Verdict.MATCH if pattern.search(value) else Verdict.NO_MATCH
 
 
 def number(value: Any) -> int | float | None:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ImportString, JsonValue, field_validator, model_validator
 
-from mcpbridge import ToolSelector
+from mcpbridge import TextPattern, ToolSelector
 from mcpbridge_approval.arguments import Verdict, compare_verdict, glob_verdict, regex_verdict
 
 DecisionType = Literal["approve", "edit", "reject", "respond"]
@@ -36,7 +35,7 @@ class ArgumentCondition(BaseModel):
 
     argument: str
     glob: str | None = None
-    regex: re.Pattern[str] | None = None
+    regex: TextPattern | None = None
     above: float | None = None
     below: float | None = None
     equals: JsonValue = None
@@ -50,17 +49,6 @@ class ArgumentCondition(BaseModel):
                 f"got {', '.join(given) or 'none'}"
             )
         return self
-
-    @field_validator("regex", mode="before")
-    @classmethod
-    def _compile(cls, value: Any) -> Any:
-        """Compiled once, so calls reuse it and a bad pattern is a ConfigError naming its key and the reason."""
-        if not isinstance(value, str):
-            return value
-        try:
-            return re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"{value!r} is not a valid regular expression: {exc}") from None
 
     @field_validator("above", "below")
     @classmethod

@@ -61,13 +61,13 @@ class ElicitationInterceptor:
     ) -> dict[str, ElicitRequest]:
         """The round's questions, or a ToolCallError when this round must not be answered."""
         if request.server_name in self.settings.skip_servers:
-            raise _failed(
+            raise ToolCallError.about(
                 request,
                 f"asked for user input, but elicitation is off for server {request.server_name!r} "
                 "(`skip_servers` in [plugins.elicitation])",
             )
         if rounds > self.settings.max_rounds:
-            raise _failed(
+            raise ToolCallError.about(
                 request,
                 f"still asked for input after {self.settings.max_rounds} rounds; stopped "
                 "(raise `max_rounds` in [plugins.elicitation] if the server legitimately needs more)",
@@ -78,18 +78,10 @@ class ElicitationInterceptor:
         other = {capability_of(asked) or asked.method for asked in unanswered.values()}
         if other:
             kinds = ", ".join(sorted(other))
-            raise _failed(
+            raise ToolCallError.about(
                 request,
                 f"asked for {kinds} ({sorted(unanswered)}), which no enabled plugin answered: "
                 f"enable one that declares `Plugin(answers=({sorted(other)[0]!r},))` (sampling: mcpbridge-sampling, "
                 "roots: mcpbridge-roots; see `mcpbridge plugins`)",
             )
         return questions
-
-
-def _failed(request: ToolCallRequest, problem: str) -> ToolCallError:
-    return ToolCallError(
-        f"MCP tool {request.name!r} on server {request.server_name!r} {problem}",
-        server_name=request.server_name,
-        name=request.name,
-    )

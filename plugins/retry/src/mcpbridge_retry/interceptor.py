@@ -106,7 +106,7 @@ class _Call:
             return False
         if not isinstance(result, CallToolResult) or not result.is_error:
             return False
-        text = result_text(result).encode("utf-8", "surrogatepass")  # RE2 patterns (settings.py)
+        text = result_text(result)
         return any(pattern.search(text) for pattern in self.policy.error_patterns)
 
     def _report(self, state: RetryCallState) -> None:

@@ -3,36 +3,9 @@ tools they select."""
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any
+from pydantic import BaseModel, ConfigDict, Field
 
-import re2  # type: ignore[import-untyped]
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator
-
-from mcpbridge import ToolSelector, selected
-
-_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
-_QUIET = re2.Options()
-_QUIET.log_errors = False  # an invalid pattern is a ConfigError, not a line on stderr
-
-
-def _compiled(pattern: object) -> Any:
-    """`pattern` on RE2 (google-re2), whose searches take time linear in the text: these run
-    on a server's error text, where Python's `re` spent ~13 s on `.*unavailable` in 100 KB.
-    RE2 has no lookaround or backreferences; a compiled `re.Pattern` gives its source and flags.
-    Search UTF-8 bytes (`surrogatepass`): a server's text may hold lone surrogates."""
-    if isinstance(pattern, re.Pattern):
-        flags = "".join(letter for flag, letter in _FLAGS if pattern.flags & flag)
-        pattern = f"(?{flags}){pattern.pattern}" if flags else pattern.pattern
-    if not isinstance(pattern, str):
-        raise ValueError(f"{pattern!r} is not a regular expression (give it as text)")
-    try:
-        return re2.compile(pattern, _QUIET)
-    except re2.error as exc:
-        reason = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else exc
-        raise ValueError(
-            f"{pattern!r} is not a valid regular expression for RE2 (no lookaround or backreferences): {reason}"
-        ) from None
+from mcpbridge import TextPattern, ToolSelector, selected
 
 
 class Policy(BaseModel):
@@ -46,7 +19,8 @@ class Policy(BaseModel):
     max: float = Field(default=5.0, ge=0)
     max_elapsed: float = Field(default=30.0, gt=0)
     on_timeout: bool = True
-    error_patterns: tuple[Annotated[Any, PlainValidator(_compiled)], ...] = ()
+    error_patterns: tuple[TextPattern, ...] = ()
+    """Searched in the text of an error result (RE2: linear in the server's text)."""
     idempotent: bool | None = None
     """None: decided by the tool's annotations (`tool_hints(tool).idempotent`)."""
 

@@ -57,7 +57,7 @@ class SamplingInterceptor(RoundAnswerer):
         try:
             draft = await self.sampler.draft(request.server_name, asked.params)
         except Refused as refused:
-            raise _failed(request, str(refused)) from None
+            raise ToolCallError.about(request, str(refused)) from None
         request.notify("sampling", server_name=request.server_name, name=request.name, key=key, **draft.report())
         return draft
 
@@ -70,13 +70,5 @@ def _reviewed(request: ToolCallRequest, key: str, asked: CreateMessageRequest, d
     )
     if decision["type"] == "reject":
         reason = f": {decision['message']}" if decision.get("message") else ""
-        raise _failed(request, f"asked for sampling, and the reviewer rejected the answer{reason}")
+        raise ToolCallError.about(request, f"asked for sampling, and the reviewer rejected the answer{reason}")
     return draft.result.model_copy(update={"content": TextContent(text=decision["text"])})
-
-
-def _failed(request: ToolCallRequest, problem: str) -> ToolCallError:
-    return ToolCallError(
-        f"MCP tool {request.name!r} on server {request.server_name!r} {problem}",
-        server_name=request.server_name,
-        name=request.name,
-    )

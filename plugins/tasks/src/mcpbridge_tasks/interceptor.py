@@ -8,7 +8,7 @@ import asyncio
 import logging
 from typing import Any
 
-from mcp.types import CallToolResult, GetTaskResult, Task, TaskMetadata, TextContent
+from mcp.types import CallToolResult, GetTaskResult, Task, TaskMetadata
 
 from mcpbridge import (
     ServerConnectionError,
@@ -17,6 +17,7 @@ from mcpbridge import (
     ToolCallHandler,
     ToolCallRequest,
     describe,
+    error_result,
 )
 from mcpbridge_tasks.ledger import Ledger
 from mcpbridge_tasks.settings import TasksSettings
@@ -90,7 +91,7 @@ class _Run:
             return await asyncio.wait_for(self._poll(), self.settings.max_duration)
         except TimeoutError:
             await self._cancel()
-            return _failed(
+            return error_result(
                 f"MCP task {self.handle.task.task_id} of {self.request.name!r} did not finish within "
                 f"max_duration={self.settings.max_duration:g} s and was cancelled; raise `max_duration` "
                 "in [plugins.tasks] if it needs longer"
@@ -111,14 +112,14 @@ class _Run:
             task = await self.handle.get()
             self._report(task)
         if task.status == "cancelled":
-            return _failed(f"MCP task {task.task_id} of {self.request.name!r} was cancelled by the server")
+            return error_result(f"MCP task {task.task_id} of {self.request.name!r} was cancelled by the server")
         return await self._result()
 
     async def _result(self) -> CallToolResult:
         try:
             return await self.handle.result()
         except ServerRequestError as exc:  # a failed task may answer tasks/result with an error
-            return _failed(f"MCP task {self.handle.task.task_id} of {self.request.name!r} failed: {exc}")
+            return error_result(f"MCP task {self.handle.task.task_id} of {self.request.name!r} failed: {exc}")
 
     def _interval(self, task: Task) -> float:
         suggested = task.poll_interval / 1000 if task.poll_interval is not None else 1.0
@@ -148,7 +149,3 @@ class _Run:
 
 def _status(task: Task) -> dict[str, Any]:
     return {"task_id": task.task_id, "status": task.status, "message": task.status_message}
-
-
-def _failed(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

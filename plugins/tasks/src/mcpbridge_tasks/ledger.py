@@ -7,11 +7,10 @@ finds the id and polls that task instead of creating another."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from langgraph.store.base import BaseStore
 
-from mcpbridge import ToolCallRequest
+from mcpbridge import ToolCallRequest, thread_id
 
 NAMESPACE = "mcpbridge_tasks"
 
@@ -27,14 +26,11 @@ class Ledger:
     @classmethod
     def of(cls, request: ToolCallRequest) -> Ledger | None:
         """The entry for this call, or None outside a graph run with a store and a thread."""
-        runtime = request.runtime
-        store = getattr(runtime, "store", None)
-        config: Any = getattr(runtime, "config", None) or {}
-        configurable = config.get("configurable") or {}
-        thread_id = configurable.get("thread_id")
-        if not isinstance(store, BaseStore) or thread_id is None or not request.tool_call_id:
+        store = getattr(request.runtime, "store", None)
+        thread = thread_id(request)
+        if not isinstance(store, BaseStore) or thread is None or not request.tool_call_id:
             return None
-        return cls(store, (NAMESPACE, str(thread_id)), request.tool_call_id)
+        return cls(store, (NAMESPACE, thread), request.tool_call_id)
 
     async def task_id(self, request: ToolCallRequest) -> str | None:
         """The id recorded for this call's (server, tool), if any."""
