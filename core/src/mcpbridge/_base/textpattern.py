@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import re2  # type: ignore[import-untyped]
-from pydantic import GetCoreSchemaHandler
-from pydantic_core import core_schema
+
+from mcpbridge._base.fromtext import FromText
 
 _FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
 _QUIET = re2.Options()
@@ -19,7 +19,7 @@ _QUIET.log_errors = False  # an invalid pattern is a ConfigError, not a line on 
 
 
 @dataclass(frozen=True, slots=True)
-class TextPattern:
+class TextPattern(FromText):
     """A compiled pattern; use the type in a settings model and give it as text (a compiled
     `re.Pattern` gives its source and its i/m/s flags). A bad pattern is a `ValueError`, which
     the plugin host reports as a `ConfigError` naming the key."""
@@ -28,7 +28,7 @@ class TextPattern:
     _compiled: Any = field(repr=False, compare=False)
 
     @classmethod
-    def compile(cls, value: str | re.Pattern[str]) -> TextPattern:
+    def parse(cls, value: Any) -> TextPattern:
         if isinstance(value, re.Pattern):
             flags = "".join(letter for flag, letter in _FLAGS if value.flags & flag)
             value = f"(?{flags}){value.pattern}" if flags else value.pattern
@@ -49,15 +49,3 @@ class TextPattern:
 
     def __str__(self) -> str:
         return self.pattern
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            cls._validate,
-            json_schema_input_schema=core_schema.str_schema(),
-            serialization=core_schema.plain_serializer_function_ser_schema(str),
-        )
-
-    @classmethod
-    def _validate(cls, value: Any) -> TextPattern:
-        return value if isinstance(value, cls) else cls.compile(value)

@@ -16,9 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import GetCoreSchemaHandler
-from pydantic_core import core_schema
-
+from mcpbridge._base.fromtext import FromText
 from mcpbridge._base.pipeline import ToolCallRequest
 
 Origin = Literal["context", "state", "config", "header"]
@@ -27,14 +25,16 @@ _MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
-class ValueSource:
+class ValueSource(FromText):
     """A parsed source; use the type in a settings model and give it as text."""
 
     origin: Origin
     path: tuple[str, ...]
 
     @classmethod
-    def parse(cls, text: str) -> ValueSource:
+    def parse(cls, text: Any) -> ValueSource:
+        if not isinstance(text, str):
+            raise ValueError(f"a value source is text such as `context.user_id`, not a {type(text).__name__}")
         origin, _, rest = text.partition(".")
         path = tuple(rest.split(".")) if rest else ()
         if origin not in _ORIGINS or not path or not all(path) or (origin == "header" and len(path) != 1):
@@ -56,22 +56,6 @@ class ValueSource:
 
     def __str__(self) -> str:
         return ".".join((self.origin, *self.path))
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            cls._validate,
-            json_schema_input_schema=core_schema.str_schema(),
-            serialization=core_schema.plain_serializer_function_ser_schema(str),
-        )
-
-    @classmethod
-    def _validate(cls, value: Any) -> ValueSource:
-        if isinstance(value, cls):
-            return value
-        if not isinstance(value, str):
-            raise ValueError(f"a value source is text such as `context.user_id`, not a {type(value).__name__}")
-        return cls.parse(value)
 
 
 def runtime_value(runtime: Any, path: Sequence[str]) -> Any:
