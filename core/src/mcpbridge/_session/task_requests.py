@@ -27,11 +27,10 @@ from mcp.types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
+from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest, error_result
 from mcpbridge._compat import send_raw_request
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.in_flight import progress_reporter
-from mcpbridge._session.translate import error_result
 
 T = TypeVar("T")
 

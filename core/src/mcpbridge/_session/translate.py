@@ -23,11 +23,11 @@ from mcp.types import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     REQUEST_TIMEOUT,
     CallToolResult,
-    TextContent,
 )
 from pydantic import ValidationError
 
-from mcpbridge._base.errors import ServerConnectionError, ServerRequestError, ToolTimeoutError, error_text
+from mcpbridge._base.errors import ServerConnectionError, ServerRequestError, ToolTimeoutError
+from mcpbridge._base.pipeline import error_result
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.transports import Link
 
@@ -155,11 +155,6 @@ class Translator:
 
     def _malformed(self, tool: str, problem: str) -> CallToolResult:
         return error_result(f"MCP server {self.server!r} returned a malformed result for {tool!r}: {problem}")
-
-
-def error_result(text: str) -> CallToolResult:
-    """An error result the bridge writes itself: its text made safe like an error's."""
-    return CallToolResult(content=[TextContent(type="text", text=error_text(text))], is_error=True)
 
 
 def _is_transport_end(exc: BaseException) -> bool:
