@@ -23,6 +23,7 @@ from mcp.types import InputRequiredResult
 from mcpbridge._base.errors import ToolCallError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest
 from mcpbridge._platform.declaration import Capability
+from mcpbridge._platform.sources import thread_id
 
 METHODS: Mapping[str, Capability] = MappingProxyType(
     {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
@@ -57,9 +58,7 @@ def split_round(result: Any, capability: Capability) -> tuple[Asked, Asked]:
 def call_of(request: ToolCallRequest) -> CallKey:
     """Which call `request` belongs to across rounds and resumes: the run's thread too, since
     tool-call ids are the model's and some models number them alike in every thread (`call_0`)."""
-    config = getattr(request.runtime, "config", None) or {}
-    thread = str((config.get("configurable") or {}).get("thread_id", ""))
-    return (thread, request.server_name, request.name, request.tool_call_id)
+    return (thread_id(request) or "", request.server_name, request.name, request.tool_call_id)
 
 
 class RoundAnswerer:
@@ -120,8 +119,4 @@ class RoundAnswerer:
     def _over(self, request: ToolCallRequest) -> ToolCallError:
         fix = f" ({self.fix})" if self.fix else ""
         problem = f"made more than {self.max_requests} {self.capability} requests in one call; stopped{fix}"
-        return ToolCallError(
-            f"MCP tool {request.name!r} on server {request.server_name!r} {problem}",
-            server_name=request.server_name,
-            name=request.name,
-        )
+        return ToolCallError.about(request, problem)
