@@ -17,6 +17,7 @@ import pluggy
 
 from mcpbridge._base.errors import ConfigError, PluginError
 from mcpbridge._base.pipeline import tracing
+from mcpbridge._compat import rebind_hookimpl
 
 OWN = ("settings", "interceptors")
 """Hook arguments whose value is each plugin's own, not one for all."""
@@ -85,9 +86,7 @@ class HookCalls:
             with _blamed(plugin, hook):
                 return (yield from cast(Generator[Any, Any, Any], function(**given(args, kwargs))))
 
-        # HookImpl keeps the function it calls in a plain slot (pluggy marks it Final for
-        # its own code); binding it here is what lets one call give each plugin its own.
-        object.__setattr__(impl, "function", wrap if impl.wrapper or impl.hookwrapper else call)
+        rebind_hookimpl(impl, wrap if impl.wrapper or impl.hookwrapper else call)
 
     def _trace(self, plugin: str, hook: str) -> None:
         if tracing():

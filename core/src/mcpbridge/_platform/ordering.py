@@ -7,12 +7,8 @@ import heapq
 from collections.abc import Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
 
-import pluggy
-
-from mcpbridge._base.errors import ConfigError, PluginError
+from mcpbridge._base.errors import ConfigError
 from mcpbridge._platform.declaration import Plugin
-
-_POSITIONAL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper")
 
 
 def chain_order(declared: Mapping[str, Plugin], explicit: Sequence[str] = ()) -> list[str]:
@@ -53,14 +49,3 @@ def _contradiction(cycle: list[str]) -> ConfigError:
         f"the plugins {', '.join(names)} declare positions that contradict each other ({pairs}): "
         'decide with `order = [...]` in [plugins], e.g. order = ["' + '", "'.join(names) + '"]'
     )
-
-
-def refuse_positional_options(name: str, impl: pluggy.HookImpl) -> None:
-    """pluggy's ordering options mean nothing here: the chain's order is declared."""
-    for option in _POSITIONAL_OPTIONS:
-        if getattr(impl, option, False):
-            raise PluginError(
-                f"plugin {name!r}: `@hookimpl({option}=True)` on {impl.function.__name__} has no effect in mcpbridge, "
-                "which calls each plugin's hooks on their own, in chain order: declare where the plugin sits "
-                "with `mcpbridge_plugin = Plugin(position=..., before=(...), after=(...))` and drop the option"
-            )
