@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -132,18 +132,20 @@ class Connection:
         """The tool calls sent on this session that have not been answered yet."""
         return self._in_flight.calls
 
-    async def request(
+    def request(
         self, what: str, send: Callable[[ClientSession], Awaitable[T]], *, headers: Mapping[str, str] | None = None
-    ) -> T:
+    ) -> Coroutine[Any, Any, T]:
         """Send a request that is not a tool call (`what` names it in errors) with `headers`
         as its HTTP headers: an error answer raises `ServerRequestError` (see `translate`)."""
-        return await self._send(send, headers, what=what)
+        return self._send(send, headers, what=what)
 
-    async def send_for(self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]) -> T:
+    def send_for(
+        self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
+    ) -> Coroutine[Any, Any, T]:
         """Send `send(session, limit)`, a request of the tool call `request` (`tools/call`, or
         the one that creates its task) with its headers and time limit; an error answer is an error result."""
         limit = request.timeout or self.timeout
-        return await self._send(lambda session: send(session, limit), request.headers, tool=request.name, limit=limit)
+        return self._send(lambda session: send(session, limit), request.headers, tool=request.name, limit=limit)
 
     async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
         """The server's tools, listed once per connection (again when `refresh` or after a
@@ -236,8 +238,13 @@ class Connection:
         forgot the session (it restarted), open a new one and send again, once: it never ran the first."""
 
         async def on(current: _Open) -> T:
-            call = self._translate.sent(send(current.session), current.link, tool=tool, what=what, limit=limit)
-            return await _with_headers(headers, call)
+            token = call_headers.set(headers) if headers else None  # the HTTP headers of what it sends
+            try:
+                call = send(current.session)
+                return await self._translate.sent(call, current.link, tool=tool, what=what, limit=limit)
+            finally:
+                if token is not None:
+                    call_headers.reset(token)
 
         current = await self._current()
         try:
@@ -388,13 +395,3 @@ async def _list_all(session: ClientSession) -> list[Tool]:
         if not cursor:
             return tools
     raise MCPError(code=-32603, message=f"tools/list returned more than {_MAX_TOOL_PAGES} pages; is its cursor stuck?")
-
-
-async def _with_headers(headers: Mapping[str, str] | None, request: Awaitable[T]) -> T:
-    """Await `request` with `headers` as the HTTP headers of what it sends (`call_headers`)."""
-    token = call_headers.set(headers) if headers else None
-    try:
-        return await request
-    finally:
-        if token is not None:
-            call_headers.reset(token)

@@ -43,11 +43,13 @@ class TaskConnection(Protocol):
 
     async def session(self) -> ClientSession: ...
 
-    async def request(
+    def request(
         self, what: str, send: Callable[[ClientSession], Awaitable[T]], *, headers: Mapping[str, str] | None = None
-    ) -> T: ...
+    ) -> Awaitable[T]: ...
 
-    async def send_for(self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]) -> T: ...
+    def send_for(
+        self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
+    ) -> Awaitable[T]: ...
 
 
 async def run_as_task(
