@@ -16,6 +16,7 @@ from mcpbridge_adapters.resources import load_mcp_resources
 from mcpbridge_adapters.server_info import load_mcp_server_info
 
 from mcpbridge import ServerRequestError
+from mcpbridge.testing import serving
 from tests.adapters import servers
 from tests.helpers.adapters import stdio_connection
 
@@ -94,7 +95,6 @@ async def test_elicitation_callback(make_client: Any, mode: str, action: str, ex
     client = make_client(
         {"booking": {"transport": "in_process", "server": servers.booking(), "mode": mode}},
         callbacks=Callbacks(on_elicitation=on_elicitation),
-        plugins=["elicitation"],
     )
     [book] = await client.get_tools()
     message = await book.ainvoke({"args": {"room": "green"}, "id": "1", "type": "tool_call"})
@@ -103,6 +103,34 @@ async def test_elicitation_callback(make_client: Any, mode: str, action: str, ex
         assert (message.status, message.content[0]["text"]) == ("success", expected)
     else:
         assert message.status == "error"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "modern"])
+async def test_elicitation_callback_next_to_the_installed_elicitation_plugin(
+    make_client: Any, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With mcpbridge-elicitation installed and autoloaded, `on_elicitation` still answers:
+    the client's own plugin takes the capability (the installed plugin's callback is left
+    out, its interrupt never sees the question), over HTTP as over any transport."""
+    monkeypatch.setenv("MCPBRIDGE_PLUGINS", "elicitation")
+    asked: list[str] = []
+
+    async def on_elicitation(mcp_context: Any, params: ElicitRequestParams, context: CallbackContext) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"date": "2030-01-02"})
+
+    with serving(servers.booking()) as url:
+        client = make_client(
+            {"booking": {"transport": "http", "url": url, "mode": mode}},
+            callbacks=Callbacks(on_elicitation=on_elicitation),
+            plugins=None,
+        )
+        assert client.bridge.chain[:2] == ("elicitation", "adapters")
+        [book] = await client.get_tools()
+        message = await book.ainvoke({"args": {"room": "green"}, "id": "1", "type": "tool_call"})
+        await client.aclose()
+    assert (message.status, message.content[0]["text"]) == ("success", "booked green on 2030-01-02")
+    assert asked == ["Which date should I book?"]
 
 
 async def test_sessions_from_elsewhere_are_refused(make_client: Any, math_url: str) -> None:

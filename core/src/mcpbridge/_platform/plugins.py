@@ -32,6 +32,15 @@ ENTRY_POINT_GROUP = hookspecs.PROJECT
 DIRECT = "interceptors"
 """The name that places `MCPBridge(interceptors=[...])` in `[plugins] order`."""
 _DIRECT_PLUGIN = Plugin(position=100)
+INSTALLED = "*"
+"""In `MCPBridge(plugins=[...])`: the installed plugins that `plugins=None` would load, next to
+the names and objects given with it."""
+_OPTION_CAPABILITY: Mapping[str, Capability] = {
+    "elicitation_callback": "elicitation",
+    "sampling_callback": "sampling",
+    "list_roots_callback": "roots",
+}
+"""The mcp `Client` option through which a plugin answers each client capability."""
 
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
@@ -82,14 +91,16 @@ class PluginHost:
         self.plugin_settings: dict[str, BaseModel | None] = {}
         self.contributed: dict[str, list[ToolCallInterceptor]] = {}
         self._loaded: list[tuple[object, str]] = []
+        self.given: set[str] = set()
+        """The plugins given as objects in `MCPBridge(plugins=[...])`."""
         self._available = {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
         available = self._available
-        given = [item if isinstance(item, str) else _object_name(item) for item in explicit or ()]
-        self._check_names(available, given)
+        names = [item if isinstance(item, str) else _object_name(item) for item in explicit or ()]
+        self._check_names(available, [name for name in names if name != INSTALLED])
+        if explicit is None or INSTALLED in names:
+            self._load_selected(available, os.environ)
         if explicit is not None:
             self._load_explicit(explicit, available)
-        else:
-            self._load_selected(available, os.environ)
         self.order = self._ordered()
         self.calls.order = self.order
         self._register_in_order()
@@ -105,12 +116,13 @@ class PluginHost:
         self, explicit: Sequence[object | str], available: Mapping[str, importlib.metadata.EntryPoint]
     ) -> None:
         for item in explicit:
-            if isinstance(item, str):
-                if item not in available:
-                    raise PluginError(f"unknown plugin {item!r}; installed plugins: {_names(available)}")
-                self._load(available[item], strict=True)
-            else:
+            if not isinstance(item, str):
+                self.given.add(_object_name(item))
                 self._register(item, _object_name(item), None)
+            elif item not in available and item != INSTALLED:
+                raise PluginError(f"unknown plugin {item!r}; installed plugins: {_names(available)}")
+            elif item in available and not (item in self.infos and self.infos[item].enabled):
+                self._load(available[item], strict=True)
         for name, ep in available.items():
             self.infos.setdefault(name, self._info(name, ep, enabled=False, reason="not in MCPBridge(plugins=...)"))
 
@@ -231,14 +243,24 @@ class PluginHost:
         return [ic for name in self.order for ic in self.contributed.get(name, ())]
 
     def client_options(self, server_name: str, server: ServerConfig) -> dict[str, Any]:
-        """Merged `mcp.Client` options from every plugin for one server."""
+        """Merged `mcp.Client` options from every plugin for one server. A capability that a
+        plugin given as an object declares it answers is taken from the others: their option
+        for it is dropped."""
         merged: dict[str, Any] = {}
         owners: dict[str, str] = {}
+        taken = {capability: name for name in sorted(self.given) for capability in self.declared(name).answers}
         answers = self.calls.ask(
             "mcpbridge_client_options", server_name=server_name, server=server, settings=EACH_OWN, config=self.config
         )
         for plugin, options in answers.items():
             for key, value in dict(options or {}).items():
+                capability = _OPTION_CAPABILITY.get(key)
+                if capability in taken and plugin not in self.given:
+                    why = f"{capability} is answered by {taken[capability]!r}, given in MCPBridge(plugins=...)"
+                    logger.debug(
+                        "plugin %r: mcp Client option %r for server %r dropped: %s", plugin, key, server_name, why
+                    )
+                    continue
                 if key in owners:
                     raise PluginError(
                         f"plugins {owners[key]!r} and {plugin!r} both set the mcp Client option "
@@ -268,10 +290,22 @@ class PluginHost:
             found, owner = store, plugin
         return found
 
-    def bridge_observers(self) -> list[hookspecs.BridgeObserver]:
-        """Every plugin's listener for the bridge's own events (`mcpbridge_bridge_observer`)."""
+    def observe(self) -> None:
+        """Hand every plugin's listener for the bridge's own events (`mcpbridge_bridge_observer`)
+        to `config.notify`."""
         found = self._callables("mcpbridge_bridge_observer", "an `(event, data) -> None` callable", many=False)
-        return [observer for observers in found.values() for observer in observers]
+        self.config.observers[:] = [observer for observers in found.values() for observer in observers]
+
+    def tool_reviews(self) -> list[hookspecs.ToolReview]:
+        """Every plugin's review of the tool listings (`mcpbridge_tool_review`), in chain order."""
+        reviews = self.calls.ask("mcpbridge_tool_review", settings=EACH_OWN, config=self.config)
+        for plugin, review in reviews.items():
+            if review is not None and not isinstance(review, hookspecs.ToolReview):
+                raise PluginError(
+                    f"plugin {plugin!r} returned {type(review).__name__} from mcpbridge_tool_review, which lacks "
+                    "`async review(server, tools)` or `left_out(server, name)`"
+                )
+        return [review for review in reviews.values() if review is not None]
 
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""

@@ -3,22 +3,22 @@
 Progress and log messages that arrive while a tool call runs reach `on_progress` and
 `on_logging_message` with `CallbackContext(server_name, tool_name)`; log messages sent
 outside a tool call go to the `mcpbridge.server.<name>` Python logger only.
-`on_elicitation` answers servers' questions (`mcp_context` is None): those of modern
-servers (rounds of an `InputRequiredResult`) and, through the mcpbridge-elicitation plugin,
-which must be enabled to declare the capability, those legacy servers ask mid-call.
+`on_elicitation` answers servers' questions (`mcp_context` is None): those legacy servers
+ask mid-call and those of modern servers (rounds of an `InputRequiredResult`); see
+`answering.Answering`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from mcp.types import ElicitRequestParams, ElicitResult, LoggingMessageNotificationParams
 
-from mcpbridge import RoundAnswerer, ToolCallHandler, ToolCallRequest
+from mcpbridge import ToolCallHandler, ToolCallRequest
 
 __all__ = [
     "CallbackContext",
@@ -29,10 +29,6 @@ __all__ = [
     "LoggingMessageNotificationParams",
     "ProgressCallback",
 ]
-
-
-MAX_REQUESTS = 10
-"""Questions one call may ask `on_elicitation` (the mcp SDK's limit) before it fails."""
 
 
 @dataclass
@@ -75,34 +71,6 @@ class Callbacks:
         if self.on_progress is None and self.on_logging_message is None:
             return None
         return _Listening(self)
-
-    def answering(self) -> Any:
-        """The interceptor that answers a modern server's questions (the elicitations of an
-        `InputRequiredResult`) with `on_elicitation`, as the adapters' session would; the rest
-        of a round goes to the plugins that answer it. None without `on_elicitation`."""
-        on_elicitation = self.on_elicitation
-        if on_elicitation is None:
-            return None
-
-        async def answer(request: ToolCallRequest, asked: dict[str, Any]) -> dict[str, Any]:
-            context = CallbackContext(server_name=request.server_name, tool_name=request.name)
-            return {key: await on_elicitation(None, question.params, context) for key, question in asked.items()}
-
-        return RoundAnswerer("elicitation", answer, max_requests=MAX_REQUESTS)
-
-    def answer_elicitation(self, in_flight: Callable[[str], Sequence[ToolCallRequest]]) -> Any:
-        """`on_elicitation` as the mcpbridge-elicitation plugin's `(server_name, params)`;
-        `in_flight(server_name)` names the tool when a single call is running there."""
-        on_elicitation = self.on_elicitation
-        if on_elicitation is None:
-            return None
-
-        async def answer(server_name: str, params: ElicitRequestParams) -> ElicitResult:
-            running = {request.name for request in in_flight(server_name)}
-            tool_name = running.pop() if len(running) == 1 else None
-            return await on_elicitation(None, params, CallbackContext(server_name=server_name, tool_name=tool_name))
-
-        return answer
 
 
 class _Listening:

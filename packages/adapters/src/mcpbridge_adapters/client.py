@@ -10,12 +10,14 @@ from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any
 
+import mcpbridge_resources
 from langchain_core.documents.base import Blob
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import BaseTool
 from mcp import ClientSession
 
 from mcpbridge import MCPBridge, MCPTool, ServerInfo
+from mcpbridge_adapters.answering import Answering
 from mcpbridge_adapters.callbacks import Callbacks
 from mcpbridge_adapters.interceptors import ToolCallInterceptor, speaking_legacy
 from mcpbridge_adapters.sessions import (
@@ -43,7 +45,8 @@ class MultiServerMCPClient:
 
     `plugins`, `plugin_settings` and further keyword arguments (`timeout`,
     `on_server_error`, ...) go to the `MCPBridge` underneath; `plugins=None` loads the
-    installed mcpbridge plugins, as `MCPBridge` does.
+    installed mcpbridge plugins, as `MCPBridge` does. With `on_elicitation`, the client's
+    own plugin (`Answering`) is added to them.
     """
 
     def __init__(
@@ -63,21 +66,16 @@ class MultiServerMCPClient:
         self.tool_interceptors = list(tool_interceptors or [])
         self.tool_name_prefix = tool_name_prefix
         self.handle_tool_errors = handle_tool_errors
-        listening, answering = self.callbacks.interceptor(), self.callbacks.answering()
-        settings = {name: dict(table) for name, table in (plugin_settings or {}).items()}
-        answer = self.callbacks.answer_elicitation(lambda server: self.bridge.calls_in_flight(server))
-        if answer is not None:
-            settings.setdefault("elicitation", {})["on_elicitation"] = answer
+        listening, on_elicitation = self.callbacks.interceptor(), self.callbacks.on_elicitation
+        if on_elicitation is not None:
+            answering = Answering(on_elicitation, lambda server: self.bridge.calls_in_flight(server))
+            plugins = [*(["*"] if plugins is None else plugins), answering]
         self.bridge = MCPBridge(
             {name: server_config(name, connection) for name, connection in self.connections.items()},
-            interceptors=[
-                *([listening] if listening else []),
-                *map(speaking_legacy, self.tool_interceptors),
-                *([answering] if answering else []),
-            ],
+            interceptors=[*([listening] if listening else []), *map(speaking_legacy, self.tool_interceptors)],
             plugins=plugins,
             tool_name_prefix=tool_name_prefix,
-            plugin_settings=settings or None,
+            plugin_settings=plugin_settings,
             **options,
         )
         self._adapted: dict[int, tuple[MCPTool, BaseTool]] = {}
@@ -129,14 +127,14 @@ class MultiServerMCPClient:
     ) -> list[HumanMessage | AIMessage]:
         """A prompt of `server_name` as LangChain messages."""
         self._known(server_name)
-        return await self.bridge.get_prompt(server_name, prompt_name, arguments)
+        return await mcpbridge_resources.get_prompt(self.bridge, server_name, prompt_name, arguments)
 
     async def get_resources(self, server_name: str | None = None, *, uris: str | list[str] | None = None) -> list[Blob]:
         """Resources as Blobs: of `server_name` (every server when None), `uris` or all listed."""
         names = list(self.connections) if server_name is None else [server_name]
         for name in names:
             self._known(name)
-        found = await asyncio.gather(*(self.bridge.get_resources(name, uris) for name in names))
+        found = await asyncio.gather(*(mcpbridge_resources.get_resources(self.bridge, name, uris) for name in names))
         return [blob for blobs in found for blob in blobs]
 
     async def get_server_info(self, *, server_name: str | None = None) -> dict[str, ServerInfo]:
