@@ -210,10 +210,7 @@ class ToolCallAssembler:
 
     def feed(self, chunk: Any) -> list[AssembledToolCall]:
         """Take one stream chunk; return the calls it changed."""
-        namespace, data = _unwrap(chunk)
-        changed: dict[str, AssembledToolCall] = {}
-        for call in self._dispatch(namespace, data):
-            changed[call.call_id] = call
+        changed = {call.call_id: call for call in self._dispatch(*_unwrap(chunk))}
         return list(changed.values())
 
     # -- what a chunk may be ----------------------------------------------------------
@@ -287,9 +284,7 @@ class ToolCallAssembler:
                 if call.status == "running" and not call.interrupted:
                     call.interrupted = True
                     touched.append(call)
-        if "messages" in data:
-            touched += self._messages(_as_list(data["messages"]), namespace)
-        for value in data.values():
+        for value in (data, *data.values()):
             if isinstance(value, Mapping) and "messages" in value:
                 touched += self._messages(_as_list(value["messages"]), namespace)
         return touched

@@ -14,6 +14,7 @@ from typing import Any
 
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.messages.tool import tool_call
 from langchain_core.tools import BaseTool
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -95,28 +96,18 @@ def build_research_server(delay: float = 1.0) -> MCPServer:
 
 
 def demo_turns(run: int) -> list[AIMessage]:
-    """One turn asking for four calls at once, then a final answer. Call ids carry the run
+    """One turn asking for five calls at once, then a final answer. Call ids carry the run
     number so the cards of several runs stay apart."""
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("get_forecast", {"city": "Oslo"}),
         ("add", {"a": 2, "b": 3}),
         ("divide", {"a": 1, "b": 0}),
         ("fetch_page", {"url": "https://example.com/offers"}),
         ("research", {"topic": "Oslo winters"}),
     ]
-    asked = AIMessage(
-        "Let me look that up.",
-        tool_calls=[
-            {"name": name, "args": args, "id": f"run{run}-call-{i}", "type": "tool_call"}
-            for i, (name, args) in enumerate(calls, 1)
-        ],
-    )
-    return [
-        asked,
-        AIMessage(
-            "Oslo: 4.5 °C and light snow; 2 + 3 = 5; 1 / 0 has no answer; winters there are cold. (scripted model)"
-        ),
-    ]
+    asked = [tool_call(name=name, args=args, id=f"run{run}-call-{i}") for i, (name, args) in enumerate(calls, 1)]
+    answer = "Oslo: 4.5 °C and light snow; 2 + 3 = 5; 1 / 0 has no answer; winters there are cold. (scripted model)"
+    return [AIMessage("Let me look that up.", tool_calls=asked), AIMessage(answer)]
 
 
 class DemoModel(GenericFakeChatModel):

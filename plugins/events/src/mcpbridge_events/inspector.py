@@ -10,6 +10,7 @@ only — no build step, no CDN — so it runs wherever the agent runs.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import threading
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
@@ -65,12 +66,8 @@ class Inspector:
 
     def start(self) -> Inspector:
         if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.1},
-                name="mcpbridge-inspector",
-                daemon=True,
-            )
+            serve_forever = functools.partial(self._server.serve_forever, poll_interval=0.1)
+            self._thread = threading.Thread(target=serve_forever, name="mcpbridge-inspector", daemon=True)
             self._thread.start()
         return self
 
@@ -225,9 +222,7 @@ def run_inspect(options: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m mcpbridge_events inspect [options]`."""
-    parser = argparse.ArgumentParser(
-        prog="python -m mcpbridge_events", description="mcpbridge live tool-call inspector"
-    )
+    parser = argparse.ArgumentParser("python -m mcpbridge_events", description="mcpbridge live tool-call inspector")
     commands = parser.add_subparsers(dest="command", required=True)
     add_inspect_arguments(commands.add_parser("inspect", help="serve the inspector page and run the demo agent"))
     return run_inspect(parser.parse_args(argv))

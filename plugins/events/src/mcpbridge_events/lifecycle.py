@@ -79,11 +79,9 @@ class LifecycleEvents:
         except GraphBubbleUp:
             emit("interrupted", notes=self._notes(request))
             raise
-        except asyncio.CancelledError:
-            emit("error", error="cancelled", notes=self._notes(request))
-            raise
-        except Exception as exc:
-            emit("error", error=str(exc) or type(exc).__name__, notes=self._notes(request))
+        except (asyncio.CancelledError, Exception) as exc:
+            failure = "cancelled" if isinstance(exc, asyncio.CancelledError) else str(exc) or type(exc).__name__
+            emit("error", error=failure, notes=self._notes(request))
             raise
         error = _error_of(result)
         if error is not None:

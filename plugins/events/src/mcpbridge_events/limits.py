@@ -36,12 +36,9 @@ class Limits:
         """The limits a `started` event announces; None when it has none (or unusable ones)."""
         if not isinstance(value, Mapping):
             return None
-        updates, text = value.get("max_updates_per_call"), value.get("max_text_bytes")
-        if not isinstance(updates, int) or not isinstance(text, int):
-            return None
-        try:
-            return cls(updates, text)
-        except ValueError:
+        try:  # the constructor refuses what is not a whole number in range
+            return cls(value["max_updates_per_call"], value["max_text_bytes"])
+        except (KeyError, ValueError):
             return None
 
 
