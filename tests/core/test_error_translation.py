@@ -75,7 +75,7 @@ async def test_a_malformed_answer_is_an_error_result(raw: dict[str, Any]) -> Non
 async def test_a_server_error_to_another_request_is_a_server_request_error(raw: dict[str, Any]) -> None:
     async with MCPBridge({"raw": raw}, plugins=[]) as bridge:
         with pytest.raises(ServerRequestError, match="'raw' answered prompts/list with an error") as raised:
-            await bridge.list_prompts("raw")
+            await bridge.request("raw", "prompts/list", lambda session: session.list_prompts())
     assert raised.value.code == -32601
     assert not isinstance(raised.value, ToolCallError)
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         error_result,
     )
     from mcpbridge._base.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
+    from mcpbridge._base.terminal import terminal_text
     from mcpbridge._base.textpattern import TextPattern
     from mcpbridge._facade.bridge import MCPBridge
     from mcpbridge._facade.definitions import HeldTool
@@ -61,13 +62,13 @@ if TYPE_CHECKING:
     from mcpbridge._platform.sources import ValueSource, thread_id
     from mcpbridge._platform.stash import Stash, StashKey
     from mcpbridge._session.connections import ModernOnly
-    from mcpbridge._tools.beyond_tools import ServerInfo
-    from mcpbridge._tools.results import STRUCTURED_CONTENT, result_text
+    from mcpbridge._session.server_info import ServerInfo
+    from mcpbridge._tools.results import STRUCTURED_CONTENT, content_block, result_text
     from mcpbridge._tools.schemas import schema_problems
     from mcpbridge._tools.tool import MCPTool
 
 _HOMES = {
-    "ServerInfo": "_tools.beyond_tools",
+    "ServerInfo": "_session.server_info",
     "ServerRequestError": "_base.errors",
     "MCPBridge": "_facade.bridge",
     "ServerConfig": "_base.config",
@@ -126,8 +127,10 @@ _HOMES = {
     "install_log_redaction": "_base.redaction",
     "redact_text": "_base.redaction",
     "redact_url": "_base.redaction",
+    "terminal_text": "_base.terminal",
     "STRUCTURED_CONTENT": "_tools.results",
     "result_text": "_tools.results",
+    "content_block": "_tools.results",
     "schema_problems": "_tools.schemas",
     "ServerName": "_platform.selectors",
     "ToolSelector": "_platform.selectors",
@@ -189,6 +192,7 @@ __all__ = [
     "capability_of",
     "check_headers",
     "compose",
+    "content_block",
     "describe",
     "error_result",
     "header_problem",
@@ -203,6 +207,7 @@ __all__ = [
     "selected",
     "thread_id",
     "split_round",
+    "terminal_text",
     "to_mcp_server",
     "tool_hints",
     "validation_problems",

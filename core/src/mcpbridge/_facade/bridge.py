@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import warnings
@@ -11,10 +10,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-from langchain_core.documents.base import Blob
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from mcp.client.session import ClientSession
-from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool
+from mcp.types import Tool
 
 from mcpbridge._base.config import Settings, load_settings
 from mcpbridge._base.errors import ConfigError, ServerConnectionError
@@ -22,19 +20,12 @@ from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolC
 from mcpbridge._base.redaction import install_log_redaction
 from mcpbridge._facade.definitions import HeldTool, ToolDefinitions
 from mcpbridge._facade.listing import ToolNames
+from mcpbridge._facade.moved import moved_to_resources
 from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
-from mcpbridge._tools.beyond_tools import (
-    ServerInfo,
-    all_prompts,
-    all_resource_templates,
-    all_resources,
-    server_info,
-    to_blobs,
-    to_messages,
-)
+from mcpbridge._session.server_info import ServerInfo, server_info
 from mcpbridge._tools.schema_cost import SchemaOverBound
 from mcpbridge._tools.schemas import ToolSchema
 from mcpbridge._tools.tool import MCPTool, ToolBinding
@@ -232,13 +223,21 @@ class MCPBridge:
         await self.list_tools()
         return await self._home.submit(self._definitions.accept(selection))
 
-    # -- beyond tools: server info, resources, prompts ---------------------------------
+    # -- beyond tools: server info, any other request ---------------------------------
 
     async def session(self, server: str) -> ClientSession:
         """The live, initialized mcp `ClientSession` of `server` (opened if needed, and shared:
         it stays open until the bridge closes), for requests the bridge has no method for.
-        Use it on the bridge's loop (in `async with MCPBridge(...)`)."""
+        Use it on the bridge's loop (in `async with MCPBridge(...)`), or send with `request`."""
         return await self._home.submit(self._connection(server).session())
+
+    async def request(self, server: str, what: str, send: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """`await send(session)` on `server`'s session, on the bridge's loop from any loop or
+        thread, for a request that is not a tool call (`session.read_resource(uri)`, say): an
+        error answer raises `ServerRequestError` naming `what` (`"resources/read of 'a://b'"`),
+        an unreachable server `ServerConnectionError`; a session the server forgot (it
+        restarted) is opened again and `send` called once more (the server never ran it)."""
+        return await self._home.submit(self._connection(server).request(what, send))
 
     async def server_info(self, server: str) -> ServerInfo:
         """What `server` says about itself (name, version, title, `instructions` for a system
@@ -250,49 +249,11 @@ class MCPBridge:
 
         return await self._home.submit(info())
 
-    async def list_resources(self, server: str) -> list[Resource]:
-        """The resources `server` lists (every page)."""
-        connection = self._connection(server)
-        return await self._home.submit(connection.request("resources/list", all_resources))
-
-    async def list_resource_templates(self, server: str) -> list[ResourceTemplate]:
-        """The resource templates (URI templates) `server` lists (every page)."""
-        connection = self._connection(server)
-        return await self._home.submit(connection.request("resources/templates/list", all_resource_templates))
-
-    async def get_resources(self, server: str, uris: str | Sequence[str] | None = None) -> list[Blob]:
-        """The contents of resources as LangChain Blobs (metadata `uri`, `server_name`): of
-        `uris`, or of every listed resource when None (templates are not expanded)."""
-        connection = self._connection(server)
-
-        async def read() -> list[Blob]:
-            wanted = [uris] if isinstance(uris, str) else list(uris) if uris is not None else None
-            if wanted is None:
-                listed = await connection.request("resources/list", all_resources)
-                wanted = [str(resource.uri) for resource in listed]
-            blobs: list[Blob] = []
-            for uri in wanted:
-                blobs.extend(to_blobs(server, await connection.request(f"resources/read of {uri!r}", _reader(uri))))
-            return blobs
-
-        return await self._home.submit(read())
-
-    async def list_prompts(self, server: str) -> list[Prompt]:
-        """The prompts `server` lists (every page)."""
-        connection = self._connection(server)
-        return await self._home.submit(connection.request("prompts/list", all_prompts))
-
-    async def get_prompt(
-        self, server: str, name: str, arguments: Mapping[str, Any] | None = None
-    ) -> list[HumanMessage | AIMessage]:
-        """The prompt `name` as LangChain messages (role user → HumanMessage, assistant →
-        AIMessage); argument values that are not strings are sent as JSON."""
-        connection = self._connection(server)
-        sent = {key: value if isinstance(value, str) else json.dumps(value) for key, value in (arguments or {}).items()}
-        result = await self._home.submit(
-            connection.request(f"prompts/get of {name!r}", lambda s: s.get_prompt(name, sent or None))
-        )
-        return to_messages(result)
+    list_resources = moved_to_resources("list_resources")
+    list_resource_templates = moved_to_resources("list_resource_templates")
+    get_resources = moved_to_resources("get_resources")
+    list_prompts = moved_to_resources("list_prompts")
+    get_prompt = moved_to_resources("get_prompt")
 
     def calls_in_flight(self, server: str) -> tuple[ToolCallRequest, ...]:
         """The tool calls on `server` that have been sent and not yet answered, e.g. for a
@@ -344,10 +305,3 @@ class MCPBridge:
             terminal = self._connections[server].call_tool
             handler = self._handlers[server] = compose((*self.interceptors, claiming(self.claims)), terminal)
         return handler
-
-
-def _reader(uri: str) -> Callable[[ClientSession], Awaitable[ReadResourceResult]]:
-    def read(session: ClientSession) -> Awaitable[ReadResourceResult]:
-        return session.read_resource(uri)
-
-    return read

@@ -1,13 +1,13 @@
-"""`mcpbridge plugins | tools | call | resources | prompts` and the sub-commands that plugins add
+"""`mcpbridge plugins | tools | call` and the sub-commands that plugins add
 (`mcpbridge_commands`).
 
 Imports stay inside the commands: `import mcp` and LangGraph take seconds, and
 `mcpbridge --help` should not.
 
-Everything a command prints from a server (names, descriptions, annotations, results,
-resources, prompts, the errors that quote them) goes through `_shown`, so a server cannot
-drive the user's terminal: no clear screen, clipboard write (OSC 52), concealed or reordered
-text. `--json` output escapes the same characters, as JSON does (`ensure_ascii`).
+Everything a command prints from a server (names, descriptions, annotations, results, the
+errors that quote them) goes through `_shown` (`mcpbridge.terminal_text`), so a server
+cannot drive the user's terminal. `--json` output escapes the same characters, as JSON does
+(`ensure_ascii`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import argparse
 import asyncio
 import json
 import sys
-import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from mcpbridge._base.errors import MCPBridgeError, PluginError
+from mcpbridge._base.terminal import terminal_text as _shown
 from mcpbridge._platform.hookspecs import AddCommand
 
 
@@ -68,13 +68,6 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("server")
     call.add_argument("tool", help="the server's own (unprefixed) tool name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
-    resources = command("resources", _resources, "list servers' resources and templates, or read one with --read")
-    resources.add_argument("server", nargs="?", help="one server (default: every server)")
-    resources.add_argument("--read", metavar="URI", help="print the contents of this resource of SERVER")
-    resources.add_argument("--json", action="store_true", help="print JSON")
-    prompts = command("prompts", _prompts, "list servers' prompts with their arguments")
-    prompts.add_argument("server", nargs="?", help="one server (default: every server)")
-    prompts.add_argument("--json", action="store_true", help="print JSON")
     _add_plugin_commands(command)
     return parser
 
@@ -183,134 +176,11 @@ def _call(options: argparse.Namespace) -> int:
     return 0 if message.status == "success" else 1
 
 
-def _each_server(options: argparse.Namespace, listing: Callable[[Any, str], Any]) -> dict[str, Any]:
-    """`listing(bridge, server)` for SERVER or every server; a server that answers with an
-    error (one without resources, say) is reported on stderr and left out."""
-    from mcpbridge._base.errors import ServerRequestError
-    from mcpbridge._facade.bridge import MCPBridge
-
-    async def run() -> dict[str, Any]:
-        async with MCPBridge(settings=_settings(options, required=True)) as bridge:
-            names = [options.server] if options.server else list(bridge.servers)
-            found: dict[str, Any] = {}
-            for name in names:
-                try:
-                    found[name] = await listing(bridge, name)
-                except ServerRequestError as exc:
-                    if options.server:
-                        raise
-                    print(f"mcpbridge: warning: {_redacted(str(exc))}", file=sys.stderr)
-            return found
-
-    return asyncio.run(run())
-
-
-def _dumped(items: list[Any]) -> list[Any]:
-    return [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
-
-
-def _resources(options: argparse.Namespace) -> int:
-    if options.read is not None:
-        return _read(options)
-
-    async def listing(bridge: Any, server: str) -> tuple[list[Any], list[Any]]:
-        return await bridge.list_resources(server), await bridge.list_resource_templates(server)
-
-    found = _each_server(options, listing)
-    if options.json:
-        dumped = {name: {"resources": _dumped(r), "templates": _dumped(t)} for name, (r, t) in found.items()}
-        print(json.dumps(dumped, indent=2))
-        return 0
-    for server, (resources, templates) in found.items():
-        for resource in resources:
-            kind = f"  ({_shown(resource.mime_type)})" if resource.mime_type else ""
-            print(f"{server}  {_shown(resource.uri)}{kind}  {_shown(resource.title or resource.name)}")
-            if resource.description:
-                print(f"    {_first_line(resource.description)}")
-        for template in templates:
-            title = _shown(template.title or template.name)
-            print(f"{server}  {_shown(template.uri_template)}  [template]  {title}")
-    return 0
-
-
-def _read(options: argparse.Namespace) -> int:
-    from mcpbridge._base.errors import ConfigError
-
-    if not options.server:
-        raise ConfigError("--read needs the SERVER whose resource it is: `mcpbridge resources SERVER --read URI`")
-    blobs = _each_server(options, lambda bridge, server: bridge.get_resources(server, [options.read]))[options.server]
-    if options.json:
-        contents = [{**blob.metadata, "mime_type": blob.mimetype, **_data(blob.data)} for blob in blobs]
-        print(json.dumps(contents, indent=2))
-        return 0
-    terminal = sys.stdout.isatty()  # elsewhere (a file, a pipe), the contents exactly as they are
-    for blob in blobs:
-        if isinstance(blob.data, str):
-            print(_shown(blob.data, lines=True) if terminal else blob.data)
-        elif terminal:
-            what = _shown(blob.mimetype or "binary data")
-            print(f"({len(blob.data)} bytes of {what}: not written to a terminal; redirect stdout, or use --json)")
-        else:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(blob.data)
-    return 0
-
-
-def _data(data: str | bytes) -> dict[str, str]:
-    import base64
-
-    return {"base64": base64.b64encode(data).decode()} if isinstance(data, bytes) else {"text": data}
-
-
-def _prompts(options: argparse.Namespace) -> int:
-    found = _each_server(options, lambda bridge, server: bridge.list_prompts(server))
-    if options.json:
-        print(json.dumps({name: _dumped(prompts) for name, prompts in found.items()}, indent=2))
-        return 0
-    for server, prompts in found.items():
-        for prompt in prompts:
-            arguments = ", ".join(f"{a.name}{'' if a.required else '?'}" for a in prompt.arguments or [])
-            print(f"{server}  {_shown(prompt.name)}({_shown(arguments)})")
-            if prompt.description:
-                print(f"    {_first_line(prompt.description)}")
-    return 0
-
-
 def _redacted(text: str) -> str:
     """An error text with server URLs' credentials and known secrets hidden, shown safely."""
     from mcpbridge._base.redaction import install_log_redaction, redact_text
 
     return _shown(redact_text(text, install_log_redaction().secrets), lines=True)
-
-
-class _Escapes(dict[int, str]):
-    """A `str.translate` table filled as it goes: each character is looked at once, so
-    escaping costs linear time and a dictionary lookup a character."""
-
-    _UNSEEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-    """Controls (C0, DEL, C1), format characters (bidi overrides, zero-width ones), lone
-    surrogates (which stdout cannot even encode) and line / paragraph separators."""
-
-    def __init__(self, kept: str) -> None:
-        super().__init__()
-        self._kept = kept
-
-    def __missing__(self, code: int) -> str:
-        char = chr(code)
-        unseen = unicodedata.category(char) in self._UNSEEN and char not in self._kept
-        self[code] = shown = repr(char)[1:-1] if unseen else char
-        return shown
-
-
-_ONE_LINE, _LINES = _Escapes(""), _Escapes("\n\t")
-
-
-def _shown(text: object, *, lines: bool = False) -> str:
-    """Server text as a terminal may show it: every control, format or separator character
-    written as its escape (ESC as `\\x1b`, U+202E as `\\u202e`); newlines and tabs stay in
-    multi-line text (`lines`)."""
-    text = str(text)
-    return text if text.isprintable() else text.translate(_LINES if lines else _ONE_LINE)
 
 
 def _first_line(text: str | None) -> str:

@@ -29,7 +29,7 @@ META = "mcp_meta"
 
 def to_content_blocks(result: CallToolResult) -> list[Any]:
     """Each MCP content item as the matching LangChain standard block."""
-    return [_block(item) for item in result.content]
+    return [content_block(item) for item in result.content]
 
 
 def to_artifact(result: CallToolResult) -> list[dict[str, Any]]:
@@ -79,10 +79,11 @@ def no_message(request: ToolCallRequest) -> str:
     return f"MCP tool {request.name!r} on server {request.server_name!r} failed without a message"
 
 
-def _block(item: Any) -> Any:
-    """One content item as a standard block; its MCP `annotations` (audience, priority,
-    lastModified) go to the block's `extras`, where LangChain keeps data it has no field for
-    (the block's own `annotations` key is for citations)."""
+def content_block(item: Any) -> Any:
+    """One MCP content item (of a tool result, a prompt message) as a LangChain standard
+    content block; its MCP `annotations` (audience, priority, lastModified) go to the block's
+    `extras`, where LangChain keeps data it has no field for (the block's own `annotations`
+    key is for citations)."""
     block = _plain_block(item)
     found = getattr(item, "annotations", None)
     annotations = found.model_dump(mode="json", by_alias=True, exclude_none=True) if found is not None else None

@@ -1,12 +1,11 @@
-"""What servers offer beside tools: resources as LangChain `Blob`s, prompts as LangChain
-messages, and the server's own description (name, version, instructions)."""
+"""MCP answers as LangChain values: every page of a `*/list`, a `resources/read` result as
+`Blob`s, a `prompts/get` result as messages."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from langchain_core.documents.base import Blob
@@ -25,37 +24,10 @@ from mcp.types import (
     TextResourceContents,
 )
 
-from mcpbridge._base.errors import ServerRequestError
-from mcpbridge._tools.results import _block
+from mcpbridge import ServerRequestError, content_block
 
 T = TypeVar("T")
-_MAX_PAGES = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class ServerInfo:
-    """What a server says about itself when the session opens (initialize / discover)."""
-
-    server_name: str
-    """The configured name of the server."""
-    name: str | None
-    version: str | None
-    title: str | None
-    instructions: str | None
-    """How to use the server, meant for a model's system prompt; None when it gave none."""
-    protocol_version: str | None
-
-
-def server_info(server_name: str, session: ClientSession) -> ServerInfo:
-    implementation = session.server_info
-    return ServerInfo(
-        server_name=server_name,
-        name=implementation.name if implementation else None,
-        version=implementation.version if implementation else None,
-        title=implementation.title if implementation else None,
-        instructions=session.instructions,
-        protocol_version=session.protocol_version,
-    )
+MAX_PAGES = 1000
 
 
 async def all_resources(session: ClientSession) -> list[Resource]:
@@ -89,13 +61,13 @@ async def _every_page(
     """The items of every page of a `*/list` request; a cursor that never ends is an error."""
     found: list[T] = []
     cursor: str | None = None
-    for _ in range(_MAX_PAGES):
+    for _ in range(MAX_PAGES):
         page = await fetch(PaginatedRequestParams(cursor=cursor) if cursor else None)
         found.extend(items(page))
         cursor = page.next_cursor
         if not cursor:
             return found
-    raise RuntimeError(f"the list has more than {_MAX_PAGES} pages; is its cursor stuck?")
+    raise RuntimeError(f"the list has more than {MAX_PAGES} pages; is its cursor stuck?")
 
 
 def to_blobs(server_name: str, result: ReadResourceResult) -> list[Blob]:
@@ -123,12 +95,10 @@ def to_blobs(server_name: str, result: ReadResourceResult) -> list[Blob]:
 def to_messages(result: GetPromptResult) -> list[HumanMessage | AIMessage]:
     """Each prompt message as a HumanMessage (role user) or AIMessage (role assistant): text as
     a plain string, images, audio and embedded resources as standard content blocks."""
-    messages: list[HumanMessage | AIMessage] = []
-    for message in result.messages:
-        messages.append(_message(message))
-    return messages
+    return [_message(message) for message in result.messages]
 
 
 def _message(message: PromptMessage) -> HumanMessage | AIMessage:
-    content: Any = message.content.text if isinstance(message.content, TextContent) else [_block(message.content)]
+    item = message.content
+    content: Any = item.text if isinstance(item, TextContent) else [content_block(item)]
     return HumanMessage(content=content) if message.role == "user" else AIMessage(content=content)

@@ -1,11 +1,13 @@
-"""Resources as Blobs, prompts as messages and server info, from real servers: ours (an
-MCPServer in-process, over streamable HTTP and stdio) and npm server-everything."""
+"""Resources as Blobs, prompts as messages (mcpbridge-resources) and server info (the core),
+from real servers: ours (an MCPServer in-process, over streamable HTTP and stdio) and npm
+server-everything; and the deprecated MCPBridge methods that forward to the plugin."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
+import sys
 from typing import Any, TypeVar
 
 import pytest
@@ -26,6 +28,7 @@ from mcp.types import (
     ResourceTemplate,
     TextResourceContents,
 )
+from mcpbridge_resources import get_prompt, get_resources, list_prompts, list_resource_templates, list_resources
 
 from mcpbridge import MCPBridge, ServerConnectionError, ServerRequestError
 from mcpbridge._facade.cli import main
@@ -34,6 +37,7 @@ from tests.helpers import stdio_config
 from tests.helpers.thirdparty import EVERYTHING, need, node_stdio
 
 T = TypeVar("T")
+HERE = "tests.plugins.resources.test_resources_prompts"
 PNG = b"\x89PNG\r\n\x1a\n-not-really-an-image"
 
 
@@ -75,12 +79,12 @@ def build() -> MCPServer:
 
 
 async def check_everything_ours(bridge: MCPBridge) -> None:
-    resources = await bridge.list_resources("docs")
+    resources = await list_resources(bridge, "docs")
     assert {str(r.uri) for r in resources} == {"file:///readme.txt", "data://logo.png"}
-    [template] = await bridge.list_resource_templates("docs")
+    [template] = await list_resource_templates(bridge, "docs")
     assert template.uri_template == "greeting://{name}"
 
-    blobs = await bridge.get_resources("docs")
+    blobs = await get_resources(bridge, "docs")
     by_uri = {blob.metadata["uri"]: blob for blob in blobs}
     assert by_uri["file:///readme.txt"].as_string() == "hello from the readme"
     assert by_uri["file:///readme.txt"].mimetype == "text/plain"
@@ -88,14 +92,14 @@ async def check_everything_ours(bridge: MCPBridge) -> None:
     assert by_uri["data://logo.png"].mimetype == "image/png"
     assert all(blob.metadata["server_name"] == "docs" for blob in blobs)
 
-    [hello] = await bridge.get_resources("docs", uris="greeting://Ada")
+    [hello] = await get_resources(bridge, "docs", uris="greeting://Ada")
     assert hello.as_string() == "Hello, Ada!"
     assert hello.metadata == {"uri": "greeting://Ada", "server_name": "docs"}
 
-    [prompt] = await bridge.list_prompts("docs")
+    [prompt] = await list_prompts(bridge, "docs")
     assert prompt.name == "review"
     assert {a.name: a.required for a in prompt.arguments or []} == {"code": True, "strict": False}
-    messages = await bridge.get_prompt("docs", "review", {"code": "x = 1", "strict": True})
+    messages = await get_prompt(bridge, "docs", "review", {"code": "x = 1", "strict": True})
     assert [type(m) for m in messages] == [HumanMessage, AIMessage, HumanMessage, HumanMessage]
     assert messages[0].content == "Review this (strict=true):\nx = 1"
     assert messages[1].content == "Looks fine; one question."
@@ -130,28 +134,30 @@ async def test_resources_prompts_and_info_over_http(mode: str) -> None:
 
 
 async def test_resources_prompts_and_info_over_stdio() -> None:
-    async with MCPBridge({"docs": stdio_config("tests.core.test_resources_prompts")}, plugins=[]) as bridge:
+    async with MCPBridge(
+        {"docs": stdio_config("tests.plugins.resources.test_resources_prompts")}, plugins=[]
+    ) as bridge:
         await check_everything_ours(bridge)
 
 
 async def test_server_errors_name_the_server_and_the_request() -> None:
     async with MCPBridge({"docs": build()}, plugins=[]) as bridge:
         with pytest.raises(ServerRequestError, match=r"'docs' answered resources/read of 'file:///nope'") as caught:
-            await bridge.get_resources("docs", ["file:///nope"])
+            await get_resources(bridge, "docs", ["file:///nope"])
         assert caught.value.server_name == "docs"
         with pytest.raises(ServerRequestError, match=r"'docs' answered prompts/get of 'missing'"):
-            await bridge.get_prompt("docs", "missing")
+            await get_prompt(bridge, "docs", "missing")
         with pytest.raises(ServerRequestError, match=r"prompts/get of 'review'"):
-            await bridge.get_prompt("docs", "review")  # `code` is required
+            await get_prompt(bridge, "docs", "review")  # `code` is required
         with pytest.raises(Exception, match="unknown server 'other'"):
-            await bridge.list_prompts("other")
-        assert await bridge.list_resources("docs")  # the session is still good
+            await list_prompts(bridge, "other")
+        assert await list_resources(bridge, "docs")  # the session is still good
 
 
 async def test_an_unreachable_server_is_a_connection_error() -> None:
     async with MCPBridge({"gone": {"url": "http://127.0.0.1:9/mcp", "connect_timeout": 5}}, plugins=[]) as bridge:
         with pytest.raises(ServerConnectionError, match="'gone'"):
-            await bridge.list_resources("gone")
+            await list_resources(bridge, "gone")
         with pytest.raises(ServerConnectionError, match="'gone'"):
             await bridge.server_info("gone")
 
@@ -160,12 +166,12 @@ async def test_a_restarted_http_server_is_reached_again_for_resources_and_prompt
     served = serve_http(build())
     try:
         async with MCPBridge({"docs": {"url": served.url, "mode": "legacy"}}, plugins=[]) as bridge:
-            assert len(await bridge.list_resources("docs")) == 2
+            assert len(await list_resources(bridge, "docs")) == 2
             await asyncio.to_thread(served.stop)
             served = await asyncio.to_thread(serve_http, build(), served.port)
-            [blob] = await bridge.get_resources("docs", "file:///readme.txt")
+            [blob] = await get_resources(bridge, "docs", "file:///readme.txt")
             assert blob.as_string() == "hello from the readme"
-            assert len(await bridge.get_prompt("docs", "review", {"code": "y"})) == 4
+            assert len(await get_prompt(bridge, "docs", "review", {"code": "y"})) == 4
     finally:
         await asyncio.to_thread(served.stop)
 
@@ -205,29 +211,29 @@ def paged() -> Server[Any]:
 
 async def test_every_page_is_listed() -> None:
     async with MCPBridge({"paged": paged()}, plugins=[]) as bridge:
-        assert [r.name for r in await bridge.list_resources("paged")] == [f"r{i}" for i in range(8)]
-        assert [t.name for t in await bridge.list_resource_templates("paged")] == [f"t{i}" for i in range(4)]
-        assert [p.name for p in await bridge.list_prompts("paged")] == [f"p{i}" for i in range(7)]
+        assert [r.name for r in await list_resources(bridge, "paged")] == [f"r{i}" for i in range(8)]
+        assert [t.name for t in await list_resource_templates(bridge, "paged")] == [f"t{i}" for i in range(4)]
+        assert [p.name for p in await list_prompts(bridge, "paged")] == [f"p{i}" for i in range(7)]
 
 
 async def test_server_everything_resources_prompts_and_info() -> None:
     """Text and binary resources, templates, prompts with arguments, instructions."""
     config = node_stdio(need(EVERYTHING), "stdio")
     async with MCPBridge({"ev": config}, plugins=[]) as bridge:
-        resources = await bridge.list_resources("ev")
+        resources = await list_resources(bridge, "ev")
         assert resources
         assert len({str(r.uri) for r in resources}) == len(resources)
-        templates = await bridge.list_resource_templates("ev")
+        templates = await list_resource_templates(bridge, "ev")
         assert templates
 
-        assert {blob.metadata["uri"] for blob in await bridge.get_resources("ev")} == {str(r.uri) for r in resources}
+        assert {blob.metadata["uri"] for blob in await get_resources(bridge, "ev")} == {str(r.uri) for r in resources}
         dynamic = [t.uri_template.replace("{resourceId}", "1") for t in templates if "{resourceId}" in t.uri_template]
-        blobs = await bridge.get_resources("ev", dynamic)
+        blobs = await get_resources(bridge, "ev", dynamic)
         assert {type(blob.data) for blob in blobs} == {str, bytes}  # text and binary
 
-        prompts = {p.name: p for p in await bridge.list_prompts("ev")}
+        prompts = {p.name: p for p in await list_prompts(bridge, "ev")}
         assert "simple-prompt" in prompts
-        [message] = await bridge.get_prompt("ev", "simple-prompt")
+        [message] = await get_prompt(bridge, "ev", "simple-prompt")
         assert isinstance(message, HumanMessage)
         assert isinstance(message.content, str)
 
@@ -239,7 +245,7 @@ async def test_server_everything_resources_prompts_and_info() -> None:
 
 def test_cli_lists_resources_and_prompts_and_reads_one(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "mcpbridge.toml"
-    server = stdio_config("tests.core.test_resources_prompts")
+    server = stdio_config(HERE)
     config.write_text(
         f"[servers.docs]\ncommand = {json.dumps(server['command'])}\nargs = {json.dumps(server['args'])}\n"
         f"cwd = {json.dumps(server['cwd'])}\n"
@@ -264,6 +270,34 @@ def test_cli_lists_resources_and_prompts_and_reads_one(tmp_path: Any, capsys: py
 
     assert main(["prompts", "--json", "--config", str(config)]) == 0
     assert json.loads(capsys.readouterr().out)["docs"][0]["name"] == "review"
+
+
+def test_a_bridge_opened_sync_answers_from_any_loop() -> None:
+    """`with MCPBridge` runs the sessions on the bridge's own loop thread: the plugin's
+    requests, awaited on another loop, are sent there."""
+    with MCPBridge({"docs": build()}, plugins=[]) as bridge:
+        asyncio.run(check_everything_ours(bridge))
+
+
+async def test_the_deprecated_methods_forward_to_the_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    async with MCPBridge({"docs": build()}, plugins=[]) as bridge:
+        with pytest.warns(DeprecationWarning, match=r"mcpbridge_resources\.get_resources\(bridge, \.\.\.\)"):
+            [blob] = await bridge.get_resources("docs", "file:///readme.txt")
+        assert blob.as_string() == "hello from the readme"
+        with pytest.warns(DeprecationWarning, match="MCPBridge.get_prompt is deprecated"):
+            assert len(await bridge.get_prompt("docs", "review", arguments={"code": "y"})) == 4
+        with pytest.warns(DeprecationWarning, match="MCPBridge.list_resources is deprecated"):
+            assert len(await bridge.list_resources("docs")) == 2
+        with pytest.warns(DeprecationWarning, match="MCPBridge.list_resource_templates is deprecated"):
+            assert [t.name for t in await bridge.list_resource_templates("docs")] == ["greeting"]
+        with pytest.warns(DeprecationWarning, match="MCPBridge.list_prompts is deprecated"):
+            assert [p.name for p in await bridge.list_prompts("docs")] == ["review"]
+        monkeypatch.setitem(sys.modules, "mcpbridge_resources", None)  # as if not installed
+        with (
+            pytest.warns(DeprecationWarning, match="MCPBridge.list_prompts is deprecated"),
+            pytest.raises(ImportError, match="pip install mcpbridge-resources"),
+        ):
+            await bridge.list_prompts("docs")
 
 
 if __name__ == "__main__":
