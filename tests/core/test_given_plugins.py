@@ -54,7 +54,7 @@ def test_a_given_plugin_takes_the_capability_it_answers(
         with caplog.at_level(logging.DEBUG, logger="mcpbridge._platform.plugins"):
             bridge = MCPBridge({"s": basic.build()}, plugins=plugins)
             assert options(bridge)["elicitation_callback"] == mine.answer
-        assert "plugin 'elicitation': mcp Client option 'elicitation_callback' for server 's' dropped" in caplog.text
+        assert "plugin 'elicitation': option 'elicitation_callback' for server 's' dropped" in caplog.text
         assert "elicitation is answered by 'mine', given in MCPBridge(plugins=...)" in caplog.text
 
 

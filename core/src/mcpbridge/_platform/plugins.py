@@ -33,8 +33,7 @@ DIRECT = "interceptors"
 """The name that places `MCPBridge(interceptors=[...])` in `[plugins] order`."""
 _DIRECT_PLUGIN = Plugin(position=100)
 INSTALLED = "*"
-"""In `MCPBridge(plugins=[...])`: the installed plugins that `plugins=None` would load, next to
-the names and objects given with it."""
+"""In `MCPBridge(plugins=[...])`: the installed plugins that `plugins=None` loads, next to the others."""
 _OPTION_CAPABILITY: Mapping[str, Capability] = {
     "elicitation_callback": "elicitation",
     "sampling_callback": "sampling",
@@ -257,9 +256,7 @@ class PluginHost:
                 capability = _OPTION_CAPABILITY.get(key)
                 if capability in taken and plugin not in self.given:
                     why = f"{capability} is answered by {taken[capability]!r}, given in MCPBridge(plugins=...)"
-                    logger.debug(
-                        "plugin %r: mcp Client option %r for server %r dropped: %s", plugin, key, server_name, why
-                    )
+                    logger.debug("plugin %r: option %r for server %r dropped: %s", plugin, key, server_name, why)
                     continue
                 if key in owners:
                     raise PluginError(
