@@ -48,14 +48,13 @@ if TYPE_CHECKING:
     from mcpbridge._base.terminal import terminal_text
     from mcpbridge._base.textpattern import TextPattern
     from mcpbridge._facade.bridge import MCPBridge
-    from mcpbridge._facade.definitions import HeldTool
     from mcpbridge._facade.serve import to_mcp_server
     from mcpbridge._platform.claims import ClaimStore, LocalClaims
     from mcpbridge._platform.context import BridgeContext
     from mcpbridge._platform.context import BridgeContext as PluginConfig  # deprecated
     from mcpbridge._platform.declaration import Capability, Plugin
     from mcpbridge._platform.hints import ToolHints, tool_hints
-    from mcpbridge._platform.hookspecs import AddCommand, BridgeObserver, hookimpl
+    from mcpbridge._platform.hookspecs import AddCommand, BridgeObserver, ToolReview, hookimpl
     from mcpbridge._platform.interrupts import InterruptLike, Question, pause
     from mcpbridge._platform.rounds import RoundAnswerer, call_of, capability_of, split_round
     from mcpbridge._platform.selectors import ServerName, ToolSelector, selected
@@ -97,7 +96,7 @@ _HOMES = {
     "tool_hints": "_platform.hints",
     "AddCommand": "_platform.hookspecs",
     "BridgeObserver": "_platform.hookspecs",
-    "HeldTool": "_facade.definitions",
+    "ToolReview": "_platform.hookspecs",
     "hookimpl": "_platform.hookspecs",
     "check_headers": "_base.httpfields",
     "header_problem": "_base.httpfields",
@@ -143,7 +142,7 @@ _HOMES = {
 __all__ = [
     "AddCommand",
     "BridgeObserver",
-    "HeldTool",
+    "ToolReview",
     "CannotPauseError",
     "ClaimStore",
     "ClaimStoreError",

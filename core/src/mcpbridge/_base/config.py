@@ -30,8 +30,8 @@ from mcpbridge._base.httpfields import header_problem, value_problem
 from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
-DEFAULT_PINS_FILE = "mcpbridge.pins.json"
 MODERN_PROTOCOL = "2026-07-28"
+_TO_PINS = "a plugin pins tools now; install it and set it in its table, `[plugins.pins] {}` (see docs/plugins/pins.md)"
 
 MiB = 1024 * 1024
 DEFAULT_MAX_ARGUMENT_BYTES = 4 * MiB
@@ -73,8 +73,6 @@ class ServerConfig(BaseModel):
     """Overrides the top-level `handle_transport_errors` for this server."""
     max_argument_bytes: int | None = Field(default=None, gt=0)
     max_result_bytes: int | None = Field(default=None, gt=0)
-    pin_tools: bool | None = None
-    """Overrides the top-level `pin_tools` for this server."""
 
     @field_validator("headers")
     @classmethod
@@ -127,6 +125,8 @@ class ServerConfig(BaseModel):
                 "this server's roots in its table, `[plugins.roots] servers = {<server> = [...]}` "
                 "(see docs/plugins/roots.md)"
             )
+        if isinstance(data, Mapping) and "pin_tools" in data:
+            raise ValueError("`pin_tools` is no longer a server key: " + _TO_PINS.format("pin_tools = [<server>, ...]"))
         return data
 
     @model_validator(mode="before")
@@ -223,13 +223,16 @@ class Settings(BaseModel):
     max_schema_bytes: int = Field(default=DEFAULT_MAX_SCHEMA_BYTES, gt=0)
     """A tool whose input schema, with its `$ref`s inlined, nests deeper, inlines more `$ref`s
     or is larger than these is left out when listed, with a warning (see `_schema_cost`)."""
-    pin_tools: bool = False
-    """Pin each tool's definition when first seen; a tool whose definition changes after is
-    left out until accepted (`mcpbridge tools --accept`, `MCPBridge.accept_tools`)."""
-    pins_file: str = Field(default=DEFAULT_PINS_FILE, min_length=1)
-    """Where pinned definitions are kept, relative to the config file's directory."""
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
     source: str | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_moved_key(cls, data: Any) -> Any:
+        for key, table in (("pin_tools", "pin_tools = true"), ("pins_file", 'file = "..."')):
+            if isinstance(data, Mapping) and key in data:
+                raise ValueError(f"`{key}` is no longer a top-level key: " + _TO_PINS.format(table))
+        return data
 
     def server_timeout(self, server: str) -> float:
         return self.servers[server].timeout or self.timeout
@@ -246,10 +249,6 @@ class Settings(BaseModel):
     def server_max_argument_bytes(self, server: str) -> int:
         """The largest `tools/call` arguments (UTF-8 JSON bytes) sent to `server`."""
         return self.servers[server].max_argument_bytes or self.max_argument_bytes
-
-    def server_pins_tools(self, server: str) -> bool:
-        own = self.servers[server].pin_tools
-        return self.pin_tools if own is None else own
 
     def server_max_result_bytes(self, server: str) -> int:
         """The largest tool result (bytes on the wire) accepted from `server`."""

@@ -18,10 +18,10 @@ from mcpbridge._base.config import Settings, load_settings
 from mcpbridge._base.errors import ConfigError, ServerConnectionError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._base.redaction import install_log_redaction
-from mcpbridge._facade.definitions import HeldTool, ToolDefinitions
 from mcpbridge._facade.listing import ToolNames
 from mcpbridge._facade.moved import moved_to_resources
 from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
+from mcpbridge._platform.context import BridgeContext
 from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
@@ -87,13 +87,20 @@ class MCPBridge:
         self._tools: dict[tuple[str, str], tuple[Tool, MCPTool | None]] = {}
         self._schema_bounds = self.settings.schema_bounds()
         self._handlers: dict[str, ToolCallHandler] = {}
-        self._definitions = ToolDefinitions(self.settings, self.plugins.bridge_observers())
+        self.plugins.observe()
+        self._reviews = self.plugins.tool_reviews()
         self._names = ToolNames()
 
     @property
     def interceptors(self) -> tuple[ToolCallInterceptor, ...]:
         """The interceptor chain, outermost first; fixed when the bridge is built."""
         return self._interceptors
+
+    @property
+    def context(self) -> BridgeContext:
+        """What this bridge's plugins get as `config`: its `stash` holds their state, for a
+        plugin's own functions that take the bridge."""
+        return self.plugins.config
 
     @property
     def chain(self) -> tuple[str, ...]:
@@ -187,8 +194,8 @@ class MCPBridge:
                 message: ToolMessage = await tool.ainvoke(call)
                 return message
         known = ", ".join(sorted(t.binding.tool.name for t in tools)) or "none"
-        held = self._definitions.why_held(server, name)
-        raise ConfigError(held or f"server {server!r} has no tool {name!r}; its tools: {known}")
+        why = next(filter(None, (review.left_out(server, name) for review in self._reviews)), None)
+        raise ConfigError(why or f"server {server!r} has no tool {name!r}; its tools: {known}")
 
     async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
         names = list(servers) if servers is not None else list(self._connections)
@@ -206,22 +213,13 @@ class MCPBridge:
                     raise result
                 logger.warning("mcpbridge: leaving out the tools of server %r: %s", name, result)
                 continue
-            async for mcp_tool in paced(await self._definitions.review(name, result)):
+            for review in self._reviews:
+                result = await review.review(name, result)
+            async for mcp_tool in paced(result):
                 tool = self._tool(name, mcp_tool)
                 if tool is not None:
                     tools.append(tool)
         return await self._names.resolve(tools)
-
-    @property
-    def held_tools(self) -> tuple[HeldTool, ...]:
-        """The tools `pin_tools` leaves out: their definitions changed since they were pinned."""
-        return self._definitions.held
-
-    async def accept_tools(self, selection: Sequence[str] = ()) -> list[str]:
-        """Pin the new definitions of held tools (`"server"` or `"server/tool"`; all when empty)
-        in memory and `pins_file`, to offer them from the next listing on; returns them."""
-        await self.list_tools()
-        return await self._home.submit(self._definitions.accept(selection))
 
     # -- beyond tools: server info, any other request ---------------------------------
 

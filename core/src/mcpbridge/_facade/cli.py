@@ -58,12 +58,6 @@ def _parser() -> argparse.ArgumentParser:
     plugins.add_argument("--json", action="store_true", help="print JSON")
     tools = command("tools", _tools, "list every server's tools with their annotations")
     tools.add_argument("--json", action="store_true", help="print JSON")
-    tools.add_argument(
-        "--accept",
-        nargs="*",
-        metavar="SERVER[/TOOL]",
-        help="pin the new definitions of tools that pin_tools holds back (these, or all of them)",
-    )
     call = command("call", _call, "call one tool and print the ToolMessage content, artifact and status")
     call.add_argument("server")
     call.add_argument("tool", help="the server's own (unprefixed) tool name")
@@ -122,13 +116,11 @@ def _plugins(options: argparse.Namespace) -> int:
 def _tools(options: argparse.Namespace) -> int:
     from mcpbridge._facade.bridge import MCPBridge
 
-    async def run() -> tuple[list[Any], Any]:
+    async def run() -> list[Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
-            for accepted in await bridge.accept_tools(options.accept) if options.accept is not None else ():
-                print(f"accepted {_shown(accepted)}")
-            return await bridge.list_tools(), bridge.held_tools
+            return await bridge.list_tools()
 
-    tools, held = asyncio.run(run())
+    tools = asyncio.run(run())
     if options.json:
         print(
             json.dumps(
@@ -143,10 +135,6 @@ def _tools(options: argparse.Namespace) -> int:
         hints = ", ".join(f"{k}={v}" for k, v in meta.get("annotations", {}).items()) or "no annotations"
         print(f"{meta.get('server_name')}/{_shown(meta.get('name'))}  as {tool.name!r}  ({_shown(hints)})")
         print(f"    {_first_line(tool.description)}")
-    for entry in held:
-        name = _shown(f"{entry.server_name}/{entry.tool.name}")
-        print(f"{name}  held back: its {', '.join(entry.changed)} changed since pinned; review, then --accept {name}")
-        print(f"    {_shown(entry.tool.model_dump_json(by_alias=True, exclude_none=True))}")
     return 0
 
 

@@ -3,12 +3,16 @@ artifact types its plugins declare, and the plugins' per-bridge state."""
 
 from __future__ import annotations
 
+import logging
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from mcpbridge._base.config import Settings
 from mcpbridge._platform.stash import Stash
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,17 @@ class BridgeContext:
     (`Plugin(artifacts=...)`), so a plugin reporting on calls tells them from other entries."""
     stash: Stash = field(default_factory=Stash, compare=False, repr=False)
     """The plugins' state for this bridge (`config.stash[KEY]`, keys are `StashKey[T]()`)."""
+    observers: list[Callable[[str, Mapping[str, Any]], None]] = field(default_factory=list, compare=False, repr=False)
+    """The plugins' listeners for the bridge's own events (`mcpbridge_bridge_observer`)."""
+
+    def notify(self, event: str, data: Mapping[str, Any]) -> None:
+        """Tell every bridge observer of `event` (each gets its own copy of `data`); one that
+        raises is logged, and the others still hear."""
+        for observer in self.observers:
+            try:
+                observer(event, dict(data))
+            except Exception:
+                logger.exception("mcpbridge: a bridge observer failed on %s", event)
 
     @property
     def source(self) -> str | None:

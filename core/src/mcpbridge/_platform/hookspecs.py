@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 import pluggy
 
 if TYPE_CHECKING:
+    from mcp.types import Tool
+
     from mcpbridge._base.config import ServerConfig
     from mcpbridge._base.pipeline import ToolCallInterceptor
     from mcpbridge._platform.claims import ClaimStore
@@ -39,6 +41,19 @@ parsed arguments (with `options.config`) and returns an exit code."""
 
 BridgeObserver: TypeAlias = Callable[[str, Mapping[str, Any]], None]
 """`(event, data) -> None`: told what happened to the bridge itself, outside any one call."""
+
+
+@runtime_checkable
+class ToolReview(Protocol):
+    """Sees each listing of a server's tools before the bridge builds them (`mcpbridge_tool_review`)."""
+
+    async def review(self, server: str, tools: Sequence[Tool]) -> list[Tool]:
+        """The tools of `server` to offer (left out, or changed, as the reviewer sees fit)."""
+        ...
+
+    def left_out(self, server: str, name: str) -> str | None:
+        """Why `server`'s tool `name` (its own name) is not offered, when this review left it out."""
+        ...
 
 
 @hookspec
@@ -89,13 +104,18 @@ def mcpbridge_claim_store(settings: Any, config: BridgeContext) -> ClaimStore | 
 
 
 @hookspec
+def mcpbridge_tool_review(settings: Any, config: BridgeContext) -> ToolReview | None:
+    """Provide a `ToolReview` that sees every listing of every server's tools, once per bridge,
+    or None. Reviews run in chain order, each on what the one before offers; a tool one leaves
+    out is missing from `list_tools()`, and `call_tool` names its `left_out` reason."""
+
+
+@hookspec
 def mcpbridge_bridge_observer(settings: Any, config: BridgeContext) -> BridgeObserver | None:
     """Contribute a listener for events of the bridge itself (not of one tool call), once per
-    bridge, or None. The bridge calls `observer(event, data)` on its event loop as each event
-    happens: keep it quick, never block. One that raises is logged and the others still hear.
-    Events: `"tool.changed"`, a server changed a tool's definition after listing it, with
-    `server_name`, `name` (the server's own tool name), `changed` (the definition's fields
-    that differ) and `left_out` (True when `pin_tools` holds the tool back until accepted)."""
+    bridge, or None. A plugin announces such an event with `config.notify(event, data)`, on
+    the bridge's event loop: keep the listener quick, never block. One that raises is logged
+    and the others still hear. The events are the plugins' own (docs/hooks.md lists them)."""
 
 
 @hookspec

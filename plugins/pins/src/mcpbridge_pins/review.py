@@ -1,12 +1,12 @@
 """What a bridge remembers of its servers' tool definitions, per (server, MCP tool name) —
-never the prefixed display name — for as long as it lives.
+never the prefixed display name — for as long as it lives: the plugin's `ToolReview`.
 
 A server may change a tool after listing it (`tools/list_changed`): a new description can
 carry instructions for the model, new annotations can waive a policy. So a changed
 definition is logged (server, tool, which fields) and announced to the plugins' bridge
 observers as `tool.changed`; the hints every policy reads never relax (the most cautious
 reading seen is the one offered); and with `pin_tools` a changed tool is left out until a
-person accepts it (`MCPBridge.accept_tools`, `mcpbridge tools --accept`).
+person accepts it (`mcpbridge_pins.accept_tools`, `mcpbridge pins accept`).
 
 A definition is examined when the server lists it anew, not on every `list_tools()`: a
 listing that returns the same objects costs a dictionary lookup per tool.
@@ -14,6 +14,7 @@ listing that returns the same objects costs a dictionary lookup per tool.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Sequence
@@ -21,17 +22,18 @@ from dataclasses import dataclass
 
 from mcp.types import Tool
 
-from mcpbridge._base.config import Settings
-from mcpbridge._facade.pins import Definition, PinStore, pins_path
-from mcpbridge._platform.hints import ToolHints, annotated_as, contradictory, most_cautious, tool_hints
-from mcpbridge._platform.hookspecs import BridgeObserver
-from mcpbridge._session.loops import paced
+from mcpbridge import BridgeContext, ToolHints, tool_hints
+from mcpbridge_pins.cautious import annotated_as, contradictory, most_cautious
+from mcpbridge_pins.settings import Settings
+from mcpbridge_pins.store import Definition, PinStore
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("mcpbridge_pins")
 
 SHOWN_CHARACTERS = 80
 """How much of a server's text (a tool name, annotations) a log line quotes."""
-ACCEPT = "mcpbridge tools --accept"
+ACCEPT = "mcpbridge pins accept"
+PACE = 1000
+"""Tools reviewed between two turns given to the event loop (listings run to thousands)."""
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 """A tool name a log line may show unquoted, in the command that accepts it."""
 
@@ -69,12 +71,11 @@ class _Known:
 class ToolDefinitions:
     """One bridge's memory of tool definitions; `review()` runs on each listing."""
 
-    def __init__(self, settings: Settings, observers: Sequence[BridgeObserver] = ()) -> None:
+    def __init__(self, settings: Settings, config: BridgeContext) -> None:
         self._settings = settings
-        self._observers = tuple(observers)
+        self._config = config
         self._known: dict[tuple[str, str], _Known] = {}
-        pinning = settings.pin_tools or any(server.pin_tools for server in settings.servers.values())
-        self._pins = PinStore(pins_path(settings)) if pinning else None
+        self._pins = PinStore(settings.path(config.source)) if settings.pinning else None
 
     @property
     def held(self) -> tuple[HeldTool, ...]:
@@ -84,9 +85,13 @@ class ToolDefinitions:
     async def review(self, server: str, listed: Sequence[Tool]) -> list[Tool]:
         """The tools of `server` to offer: each as policies must read it, without those its
         pin holds back. A change is reported once, when the server lists it."""
-        learned = [self._learn(server, tool) async for tool in paced(listed)]
+        learned = []
+        for index, tool in enumerate(listed, 1):
+            learned.append(self._learn(server, tool))
+            if index % PACE == 0:
+                await asyncio.sleep(0)
         changes = {known.listed.name: changed for known, changed in learned if changed}
-        if self._pins is not None and self._settings.server_pins_tools(server):
+        if self._pins is not None and self._settings.pins(server):
             due = [known for known, changed in learned if changed is not None or known.held is not None]
             for name, changed in (await self._check_pins(server, due)).items():
                 changes.setdefault(name, changed)
@@ -109,14 +114,14 @@ class ToolDefinitions:
                 self._known[(server, name)].held = None
         return sorted(f"{server}/{name}" for server, names in accepted.items() for name in names)
 
-    def why_held(self, server: str, name: str) -> str | None:
+    def left_out(self, server: str, name: str) -> str | None:
         """Why `server` offers no tool `name` when its pin holds it back (None otherwise)."""
         known = self._known.get((server, name))
         if known is None or known.held is None:
             return None
         return (
             f"tool {name!r} of server {server!r} is held back: its {', '.join(known.held)} changed since it was "
-            f"pinned (pin_tools); review it with `mcpbridge tools`, then `{ACCEPT} {server}/{name}`"
+            f"pinned (pin_tools); review it with `mcpbridge pins`, then `{ACCEPT} {server}/{name}`"
         )
 
     def _learn(self, server: str, tool: Tool) -> tuple[_Known, tuple[str, ...] | None]:
@@ -166,11 +171,10 @@ class ToolDefinitions:
         return newly_held
 
     def _report(self, server: str, known: _Known, changed: tuple[str, ...]) -> None:
-        """Log a changed definition and tell the bridge observers."""
+        """Log a changed definition and tell the bridge observers (`mcpbridge_bridge_observer`)."""
         name = known.listed.name
         if known.held is not None:
-            target = f"{server}/{name}" if _PLAIN_NAME.fullmatch(name) else server
-            outcome = f"it is left out until accepted: review it, then `{ACCEPT} {target}`"
+            outcome = f"it is left out until accepted: review it, then `{ACCEPT} {target(server, name)}`"
         elif known.offered is not known.listed:
             outcome = "its annotations are still read as cautiously as before (a relabel never relaxes a policy)"
         else:
@@ -179,11 +183,13 @@ class ToolDefinitions:
             "mcpbridge: server %r changed tool %s (%s); %s", server, shown(name), ", ".join(changed), outcome
         )
         data = {"server_name": server, "name": name, "changed": list(changed), "left_out": known.held is not None}
-        for observer in self._observers:
-            try:
-                observer("tool.changed", dict(data))
-            except Exception:  # one observer's fault must not keep the event from the others
-                logger.exception("mcpbridge: a bridge observer failed on tool.changed for server %r", server)
+        self._config.notify("tool.changed", data)
+
+
+def target(server: str, name: str) -> str:
+    """What `mcpbridge pins accept` takes for a tool: `server/tool`, or the server alone for a
+    tool name a log line or terminal should not carry unquoted."""
+    return f"{server}/{name}" if _PLAIN_NAME.fullmatch(name) else server
 
 
 def definition_of(tool: Tool) -> Definition:

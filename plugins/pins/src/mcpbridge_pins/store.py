@@ -1,8 +1,8 @@
 """Pinned tool definitions (`pin_tools`): each tool's definition as first seen or last
 accepted, per (server, MCP tool name), in memory and in a JSON file.
 
-The file is what lets a person accept a change from another process (`mcpbridge tools
---accept`): a running bridge reads it again whenever it has a tool to check, so an
+The file is what lets a person accept a change from another process (`mcpbridge pins
+accept`): a running bridge reads it again whenever it has a tool to check, so an
 acceptance reaches it at its next listing. A file that cannot be written leaves the pins in
 memory (with a warning); one that cannot be read is an error, never an empty pin set.
 """
@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from mcpbridge._base.config import Settings
-from mcpbridge._base.errors import ConfigError
+from mcpbridge import ConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -28,12 +27,6 @@ Definition: TypeAlias = dict[str, Any]
 Pins: TypeAlias = dict[str, dict[str, Definition]]
 """server → MCP tool name → pinned definition."""
 FORMAT = 1
-
-
-def pins_path(settings: Settings) -> Path:
-    """`pins_file`, relative to the config file's directory (the working directory without one)."""
-    base = Path(settings.source).parent if settings.source else Path.cwd()
-    return base / settings.pins_file
 
 
 class PinStore:
@@ -65,7 +58,7 @@ class PinStore:
             except OSError as exc:
                 logger.warning(
                     "mcpbridge: cannot save pinned tool definitions to %s (%s); they are kept in memory for "
-                    "this bridge only, so `mcpbridge tools --accept` cannot reach it",
+                    "this bridge only, so `mcpbridge pins accept` cannot reach it",
                     self.path,
                     exc,
                 )

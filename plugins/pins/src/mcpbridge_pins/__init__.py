@@ -1,0 +1,73 @@
+"""mcpbridge-pins: notice when a server changes a tool's definition after listing it, never
+let a relabel relax a policy, and with `pin_tools` hold a changed tool back until a person
+accepts it.
+
+    [plugins.pins]
+    pin_tools = true
+
+    mcpbridge_pins.held_tools(bridge)             # the tools left out, with what changed
+    await mcpbridge_pins.accept_tools(bridge, ["github/create_issue"])
+
+`mcpbridge pins` lists the held tools with their new definitions, `mcpbridge pins accept`
+accepts them from another process (the pins file is shared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mcpbridge import AddCommand, BridgeContext, MCPBridge, Plugin, PluginError, StashKey, hookimpl
+from mcpbridge_pins.review import HeldTool, ToolDefinitions
+from mcpbridge_pins.settings import Settings
+
+__all__ = ["HeldTool", "Settings", "ToolDefinitions", "accept_tools", "held_tools"]
+
+mcpbridge_plugin = Plugin(settings=Settings)
+DEFINITIONS = StashKey[ToolDefinitions]()
+
+
+@hookimpl
+def mcpbridge_tool_review(settings: Settings, config: BridgeContext) -> ToolDefinitions:
+    if DEFINITIONS not in config.stash:
+        config.stash[DEFINITIONS] = ToolDefinitions(settings, config)
+    return config.stash[DEFINITIONS]
+
+
+@hookimpl
+def mcpbridge_status(settings: Settings, config: BridgeContext) -> str:
+    if not settings.pinning:
+        return "pins no tool: changed definitions are logged and read as cautiously as before (set `pin_tools`)"
+    servers = "every server" if settings.pin_tools is True else ", ".join(settings.pin_tools or ())
+    return f"pins the tools of {servers} in {settings.path(config.source)}"
+
+
+@hookimpl
+def mcpbridge_commands(add_command: AddCommand) -> None:
+    from mcpbridge_pins.cli import add
+
+    add(add_command)
+
+
+def held_tools(bridge: MCPBridge) -> tuple[HeldTool, ...]:
+    """The tools `pin_tools` leaves out of `bridge`'s listings: their definitions changed
+    since they were pinned (as far as the bridge has listed them)."""
+    return _definitions(bridge).held
+
+
+async def accept_tools(bridge: MCPBridge, selection: Sequence[str] = ()) -> list[str]:
+    """Pin the new definitions of held tools (`"server"` or `"server/tool"`; all when empty),
+    in memory and in the pins file, to offer them from the next listing on; returns them as
+    `"server/tool"`. Lists the tools first, so that a change since is seen."""
+    definitions = _definitions(bridge)
+    await bridge.list_tools()
+    return await definitions.accept(selection)
+
+
+def _definitions(bridge: MCPBridge) -> ToolDefinitions:
+    found = bridge.context.stash.get(DEFINITIONS, None)
+    if found is None:
+        raise PluginError(
+            "this bridge has no pins plugin: load it with MCPBridge(..., plugins=['pins']) or enable it "
+            "in [plugins] (it may be disabled or missing from `enabled`)"
+        )
+    return found
