@@ -26,6 +26,7 @@ private) with every search going through `_search`.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -78,37 +79,24 @@ class _Budget:
 _budget: ContextVar[_Budget | None] = ContextVar("mcpbridge_pattern_budget", default=None)
 
 
-def _options() -> Any:
-    options = re2.Options()
-    options.max_mem = PATTERN_MEMORY
-    options.log_errors = False  # RE2 would print to stderr; we warn once per pattern instead
-    return options
+_OPTIONS = re2.Options()
+_OPTIONS.max_mem = PATTERN_MEMORY
+_OPTIONS.log_errors = False  # RE2 would print to stderr; we warn once per pattern instead
 
-
-_OPTIONS = _options()
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|u(\{[^}]*\})|.?)", re.DOTALL)
+"""One escape: ECMA-262's `\\uXXXX` (group 1) or `\\u{X...}` (group 2), or any other."""
 
 
 def _as_re2(pattern: str) -> str:
     r"""ECMA-262 `\uXXXX` / `\u{X...}` escapes as RE2's `\x{...}`; everything else as it is."""
-    if "\\u" not in pattern:
-        return pattern
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and pattern.startswith("u", i + 1):
-            digits = pattern[i + 2 : i + 6]
-            if len(digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in digits):
-                out.append(f"\\x{{{digits}}}")
-                i += 6
-                continue
-            if pattern.startswith("{", i + 2) and (close := pattern.find("}", i + 3)) > 0:
-                out.append(f"\\x{pattern[i + 2 : close + 1]}")
-                i = close + 1
-                continue
-        out.append(pattern[i : i + 2] if char == "\\" else char)
-        i += 2 if char == "\\" else 1
-    return "".join(out)
+    return _ESCAPE.sub(_translated, pattern)
+
+
+def _translated(escape: re.Match[str]) -> str:
+    four, braced = escape.groups()
+    if four is not None:
+        return f"\\x{{{four}}}"
+    return escape[0] if braced is None else f"\\x{braced}"
 
 
 @lru_cache(maxsize=256)
@@ -136,9 +124,7 @@ def _compiled(pattern: str) -> Any:
 def _search(pattern: Any, text: str) -> bool | None:
     """Whether `pattern` matches somewhere in `text`, None when it is not checked. Raises
     `_TooCostly` when the search would take this value over `PATTERN_WORK_LIMIT`."""
-    if not isinstance(pattern, str):
-        return None
-    compiled = _compiled(pattern)
+    compiled = _compiled(pattern) if isinstance(pattern, str) else None
     if compiled is None:
         return None
     data = text.encode("utf-8", "surrogatepass")
@@ -151,7 +137,8 @@ def _search(pattern: Any, text: str) -> bool | None:
     return compiled.search(data) is not None
 
 
-def _late(pattern: str) -> str:
+def late_message(pattern: str) -> str:
+    """Why a value is invalid when searching it for `pattern` would cost too much."""
     return (
         f"could not be checked against pattern {shown(pattern)}: together with the value's other "
         "pattern checks it would cost too much (shorten the value)"
@@ -164,7 +151,7 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterat
     try:
         matched = _search(pattern, instance)
     except _TooCostly:
-        yield ValidationError(_late(pattern))
+        yield ValidationError(late_message(pattern))
         return
     if matched is False:
         yield ValidationError(f"{shown(instance)} does not match {shown(pattern)}")
@@ -178,7 +165,7 @@ def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: An
             try:
                 matched = _search(pattern, key)
             except _TooCostly:
-                yield ValidationError(f"property {shown(key)} {_late(pattern)}", path=[key])
+                yield ValidationError(f"property {shown(key)} {late_message(pattern)}", path=[key])
                 continue
             if matched:
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
@@ -198,15 +185,11 @@ def _additional_properties(validator: Any, extra: Any, instance: Any, schema: An
     properties = schema.get("properties", {})
     extras = []
     for key in instance:
-        if key in properties:
-            continue
         try:
-            if _matched_by_pattern(key, schema):
-                continue
+            if key not in properties and not _matched_by_pattern(key, schema):
+                extras.append(key)
         except _TooCostly as late:
-            yield ValidationError(f"property {shown(key)} {_late(late.args[0])}", path=[key])
-            continue
-        extras.append(key)
+            yield ValidationError(f"property {shown(key)} {late_message(late.args[0])}", path=[key])
     if validator.is_type(extra, "object"):
         for key in extras:
             yield from validator.descend(instance[key], extra, path=key)
@@ -267,7 +250,7 @@ def _unevaluated_properties(validator: Any, rest: Any, instance: Any, schema: An
     try:
         evaluated = _evaluated_keys(validator, instance, schema)
     except _TooCostly as late:
-        yield ValidationError(f"properties {_late(late.args[0])}")
+        yield ValidationError(f"properties {late_message(late.args[0])}")
         return
     unevaluated = [
         key
@@ -285,30 +268,21 @@ def _unevaluated_properties(validator: Any, rest: Any, instance: Any, schema: An
 def precompile(schema: Mapping[str, Any]) -> None:
     """Compile the schema's patterns now (each bounded in cost; one warning for each that
     cannot be checked), so calls find them ready."""
-    pattern = schema.get("pattern")
-    if isinstance(pattern, str):
-        _compiled(pattern)
     patterns = schema.get("patternProperties")
-    if isinstance(patterns, Mapping):
-        for key in patterns:
-            if isinstance(key, str):
-                _compiled(key)
+    for pattern in [schema.get("pattern"), *(patterns if isinstance(patterns, Mapping) else ())]:
+        if isinstance(pattern, str):
+            _compiled(pattern)
 
 
 @contextmanager
 def pattern_budget() -> Iterator[list[str]]:
     """Share one `PATTERN_WORK_LIMIT` between every search while checking one value; yields
     the patterns that would have gone over it."""
-    budget = _Budget()
-    token = _budget.set(budget)
+    token = _budget.set(budget := _Budget())
     try:
         yield budget.late
     finally:
         _budget.reset(token)
-
-
-def late_message(pattern: str) -> str:
-    return _late(pattern)
 
 
 PATTERN_KEYWORDS = {

@@ -14,6 +14,7 @@ bound passed, so the measure itself costs at most about the bound.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from mcpbridge._base.bounds import SchemaBounds
@@ -47,33 +48,20 @@ _Expansion = tuple[int, int, int]
 """What inlining one reference added: bytes, references, levels below where it stands."""
 
 
+@dataclass(slots=True)
 class _Meter:
-    __slots__ = (
-        "bounds",
-        "cuts",
-        "inlined",
-        "inlining",
-        "patterns",
-        "references",
-        "refs",
-        "root",
-        "size",
-        "unfollowed",
-    )
-
-    def __init__(self, root: Mapping[str, Any], bounds: SchemaBounds) -> None:
-        self.bounds = bounds
-        self.root = root
-        self.size = 0
-        self.refs = 0
-        self.cuts = 0
-        """References left out because they were being inlined already (a cycle)."""
-        self.inlining: set[str] = set()
-        self.inlined: dict[str, _Expansion] = {}
-        """Expansions that cut no cycle: the same wherever the reference stands."""
-        self.references = False
-        self.patterns = False
-        self.unfollowed: set[int] = set()
+    root: Mapping[str, Any]
+    bounds: SchemaBounds
+    size: int = 0
+    refs: int = 0
+    cuts: int = 0
+    """References left out because they were being inlined already (a cycle)."""
+    inlining: set[str] = field(default_factory=set)
+    inlined: dict[str, _Expansion] = field(default_factory=dict)
+    """Expansions that cut no cycle: the same wherever the reference stands."""
+    references: bool = False
+    patterns: bool = False
+    unfollowed: set[int] = field(default_factory=set)
 
     def check(self, depth: int) -> None:
         """Stops at the first bound passed (sizes are checked at each object, a few bytes late)."""
@@ -89,7 +77,7 @@ class _Meter:
         """Measures `value` standing at nesting `depth` (1 for the root object); returns the
         deepest level it reaches. `inline` is off inside `$defs`, which LangChain copies as is."""
         kind = type(value)
-        if kind is str:
+        if isinstance(value, str):
             self.size += len(value) + 2
             return depth - 1
         if kind is dict or (kind is not list and isinstance(value, Mapping)):
@@ -101,7 +89,10 @@ class _Meter:
             for item in value:
                 deepest = max(deepest, self.value(item, depth + 1, inline))
             return deepest
-        self.size += _scalar_size(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            self.size += value.bit_length() // 3 + 2  # at least its digits and a sign; str() may refuse a huge one
+        else:
+            self.size += 24  # a float's longest repr; true, false, null
         return depth - 1
 
     def mapping(self, node: Mapping[str, Any], depth: int, inline: bool) -> int:
@@ -150,15 +141,6 @@ class _Meter:
         if self.cuts == before[2]:
             self.inlined[ref] = (self.size - before[0], self.refs - before[1], deepest - depth)
         return deepest
-
-
-def _scalar_size(value: Any) -> int:
-    """About the JSON size of a scalar (never less for a string or an integer)."""
-    if isinstance(value, str):
-        return len(value) + 2
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value.bit_length() // 3 + 2  # at least its digits and a sign; str() may refuse a huge one
-    return 24  # a float's longest repr; true, false, null
 
 
 _MISSING: Any = object()

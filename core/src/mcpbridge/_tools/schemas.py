@@ -2,10 +2,10 @@
 edited arguments, elicitation answers).
 
 Every schema checked here comes from an MCP server, so it is untrusted input. It is never
-resolved outside itself: validators are built with a `referencing.Registry` whose
-`retrieve` refuses every URI, so a `$ref` to `http://...`, `file://...` or any other
-document is never fetched (jsonschema's default would `urlopen` it, blocking, with no
-timeout). A `$ref` that cannot be resolved inside the schema (or from the bundled JSON
+resolved outside itself: validators get the registry of the bundled JSON Schema
+meta-schemas, which (like every `referencing.Registry` by default) retrieves nothing, so a
+`$ref` to `http://...` or `file://...` is never fetched (jsonschema's own default would
+`urlopen` it, blocking, with no timeout). A `$ref` that cannot be resolved inside the schema (or from the bundled JSON
 Schema meta-schemas) is dropped: that subschema counts as `{}` and the rest of the schema
 still applies; `server_schema_validator` logs one warning per tool naming it. Regular
 expressions run cost-bounded (see `mcpbridge._tools.patterns`).
@@ -24,13 +24,13 @@ import logging
 import math
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS  # type: ignore[import-untyped]
-from referencing import Registry, Resource
-from referencing.exceptions import NoSuchResource, Unresolvable
+from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from mcpbridge._base.bounds import CONTAINERS, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds, nesting_problem
@@ -38,14 +38,6 @@ from mcpbridge._tools.patterns import PATTERN_KEYWORDS, late_message, pattern_bu
 from mcpbridge._tools.schema_cost import measure
 
 logger = logging.getLogger(__name__)
-
-
-def _refuse(uri: str) -> Resource[Any]:
-    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
-
-
-_NO_RETRIEVAL: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
-_WALK_REGISTRY: Registry[Any] = SPECIFICATIONS.combine(_NO_RETRIEVAL)
 
 
 # -- references that stay inside the schema ------------------------------------------
@@ -84,12 +76,8 @@ _deadline: ContextVar[float] = ContextVar("mcpbridge_validation_deadline", defau
 
 def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
     """jsonschema's `uniqueItems` compares unhashable items pairwise (10,000 objects: minutes)."""
-    if unique and validator.is_type(instance, "array") and not _distinct(instance):
+    if unique and validator.is_type(instance, "array") and len({_hashable(item) for item in instance}) < len(instance):
         yield ValidationError(f"{shown(instance)} has non-unique elements")
-
-
-def _distinct(items: list[Any]) -> bool:
-    return len({_hashable(item) for item in items}) == len(items)
 
 
 def _hashable(value: Any) -> Any:
@@ -124,8 +112,8 @@ def _timed(kind: Any) -> Any:
     return kind
 
 
-_ServerSchemaValidator: Any = _timed(validators.extend(Draft202012Validator, _KEYWORDS))
-_PatternedServerSchemaValidator: Any = _timed(
+_Validator: type[Draft202012Validator] = _timed(validators.extend(Draft202012Validator, _KEYWORDS))
+_PatternedValidator: type[Draft202012Validator] = _timed(
     validators.extend(Draft202012Validator, {**_KEYWORDS, **PATTERN_KEYWORDS})
 )
 """For schemas with regular expressions: only they pay for the pattern budget."""
@@ -147,7 +135,7 @@ def _unresolvable_refs(schema: Mapping[str, Any]) -> tuple[list[Any], set[tuple[
     refs: list[Any] = []
     where: set[tuple[int, str]] = set()
     root = DRAFT202012.create_resource(schema)
-    stack = [(root, _WALK_REGISTRY.resolver_with_root(root))]
+    stack = [(root, SPECIFICATIONS.resolver_with_root(root))]
     seen: set[int] = set()
     while stack:
         resource, resolver = stack.pop()
@@ -209,9 +197,8 @@ def _resolvable(schema: Mapping[str, Any], server: str | None, tool: str | None)
 
 
 def _compiled(schema: Mapping[str, Any], patterned: bool) -> Draft202012Validator:
-    kind = _PatternedServerSchemaValidator if patterned else _ServerSchemaValidator
-    validator: Draft202012Validator = kind(dict(schema), registry=_NO_RETRIEVAL)
-    return validator
+    kind = _PatternedValidator if patterned else _Validator
+    return kind(dict(schema), registry=SPECIFICATIONS)
 
 
 def server_schema_validator(
@@ -255,17 +242,11 @@ class ToolSchema:
         try:
             return _problems(validator, arguments, max_depth, VALIDATION_BUDGET_MS / 1000)
         except _OutOfTime:
-            return await asyncio.to_thread(_problems_off_loop, validator, arguments, max_depth)
-
-
-def _problems_off_loop(validator: Draft202012Validator, arguments: Mapping[str, Any], max_depth: int) -> str | None:
-    try:
-        return _problems(validator, arguments, max_depth, VALIDATION_LIMIT_S)
-    except _OutOfTime:
-        return (
-            f"they could not be checked against the input schema within {VALIDATION_LIMIT_S:g} s "
-            "(the server was not called)"
-        )
+            late = (
+                f"they could not be checked against the input schema within {VALIDATION_LIMIT_S:g} s "
+                "(the server was not called)"
+            )
+            return await asyncio.to_thread(_problems, validator, arguments, max_depth, VALIDATION_LIMIT_S, late)
 
 
 def schema_problems(schema: Mapping[str, Any] | Draft202012Validator, value: Any) -> str | None:
@@ -274,27 +255,32 @@ def schema_problems(schema: Mapping[str, Any] | Draft202012Validator, value: Any
     `max_argument_depth` (64 by default) breaks any schema; a check that would hold the
     event loop past `VALIDATION_BUDGET_MS` is stopped, and says so."""
     validator = server_schema_validator(schema) if isinstance(schema, Mapping) else schema
-    try:
-        return _problems(validator, value, DEFAULT_MAX_ARGUMENT_DEPTH, VALIDATION_BUDGET_MS / 1000)
-    except _OutOfTime:
-        return f"the value could not be checked against its schema within {VALIDATION_BUDGET_MS:g} ms"
+    late = f"the value could not be checked against its schema within {VALIDATION_BUDGET_MS:g} ms"
+    return _problems(validator, value, DEFAULT_MAX_ARGUMENT_DEPTH, VALIDATION_BUDGET_MS / 1000, late)
 
 
-def _problems(validator: Draft202012Validator, value: Any, max_depth: int, seconds: float) -> str | None:
-    """The check itself, within `seconds` (raises `_OutOfTime` past them)."""
+def _problems(
+    validator: Draft202012Validator, value: Any, max_depth: int, seconds: float, late: str | None = None
+) -> str | None:
+    """The check itself, within `seconds`: past them, `late` (or `_OutOfTime` without it)."""
     if type(value) in CONTAINERS and (deep := nesting_problem(value, max_depth)) is not None:
         return deep
     token = _deadline.set(time.perf_counter() + seconds)
+    budget: AbstractContextManager[list[str]] = (
+        pattern_budget() if isinstance(validator, _PatternedValidator) else nullcontext([])
+    )
     try:
-        if not isinstance(validator, _PatternedServerSchemaValidator):
-            return "; ".join(sorted(_described(validator.iter_errors(value)))) or None
-        with pattern_budget() as late:
+        with budget as costly:
             described = _described(validator.iter_errors(value))
-        if late and not any("could not be checked" in line for line in described):
-            described.add(f"a value {late_message(late[0])}")
+        if costly and not any("could not be checked" in line for line in described):
+            described.add(f"a value {late_message(costly[0])}")
         return "; ".join(sorted(described)) or None
     except RecursionError:
         return "the value and its schema nest too deeply to be checked (the schema recurses at every level)"
+    except _OutOfTime:
+        if late is None:
+            raise
+        return late
     finally:
         _deadline.reset(token)
 
