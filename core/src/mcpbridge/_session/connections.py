@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.in_flight import ASKING, InFlight, progress_reporter
 from mcpbridge._session.server_logs import wanted_level
 from mcpbridge._session.task_requests import run_as_task, task_only
-from mcpbridge._session.translate import SessionGone, Translator
+from mcpbridge._session.translate import Translator
 from mcpbridge._session.transports import Link, call_headers, open_transport
 from mcpbridge._session.wire import request_problems, sendable_answers
 
@@ -62,14 +63,6 @@ class ModernOnly:
     be legacy is reconnected (once) without it."""
 
     value: Any
-
-
-@dataclass(frozen=True, slots=True)
-class _Open:
-    """An opened session and the transport facts behind it."""
-
-    session: ClientSession
-    link: Link
 
 
 class Connection:
@@ -102,7 +95,8 @@ class Connection:
         self._client_options = {key: value for key, value in options.items() if not isinstance(value, ModernOnly)}
         self._mode = config.client_mode
         """`auto` becomes `legacy` once a server is found to be legacy and a client option is modern-only."""
-        self._open: _Open | None = None
+        self._open: Link | None = None
+        """The transport of the open session (`Link.session`)."""
         self._tools: list[Tool] = []
         self._stop: asyncio.Event | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -121,7 +115,7 @@ class Connection:
     def connected(self) -> bool:
         """True while a session is open and its transport has not ended."""
         current = self._open
-        return current is not None and not current.link.ended.is_set()
+        return current is not None and not current.ended.is_set()
 
     async def session(self) -> ClientSession:
         """The live session, opening it first if needed."""
@@ -132,20 +126,13 @@ class Connection:
         """The tool calls sent on this session that have not been answered yet."""
         return self._in_flight.calls
 
-    def request(
-        self, what: str, send: Callable[[ClientSession], Awaitable[T]], *, headers: Mapping[str, str] | None = None
-    ) -> Coroutine[Any, Any, T]:
-        """Send a request that is not a tool call (`what` names it in errors) with `headers`
-        as its HTTP headers: an error answer raises `ServerRequestError` (see `translate`)."""
-        return self._send(send, headers, what=what)
-
     def send_for(
         self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
     ) -> Coroutine[Any, Any, T]:
         """Send `send(session, limit)`, a request of the tool call `request` (`tools/call`, or
         the one that creates its task) with its headers and time limit; an error answer is an error result."""
         limit = request.timeout or self.timeout
-        return self._send(lambda session: send(session, limit), request.headers, tool=request.name, limit=limit)
+        return self.request(None, lambda session: send(session, limit), request.headers, tool=request.name, limit=limit)
 
     async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
         """The server's tools, listed once per connection (again when `refresh` or after a
@@ -153,7 +140,7 @@ class Connection:
         await self._current()  # opening a session lists its tools
         if refresh or self.tools_stale:
             self.tools_stale = False
-            self._tools = await self._send(_list_all, None)
+            self._tools = await self.request(None, _list_all)
         return list(self._tools)
 
     async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult | TaskHandle:
@@ -204,7 +191,7 @@ class Connection:
         owner, self._owner = self._owner, None
         current, self._open = self._open, None
         if current is not None:
-            current.link.closing = True
+            current.closing = True
         if owner is None:
             return
         if self._stop is not None:
@@ -214,88 +201,93 @@ class Connection:
         except TimeoutError:
             await _end(owner)
 
-    async def _current(self) -> _Open:
+    async def _current(self) -> Link:
         current = self._open
-        if current is not None and not current.link.ended.is_set():
+        if current is not None and not current.ended.is_set():
             return current
         async with self._lock:
             current = self._open
-            if current is None or current.link.ended.is_set():
+            if current is None or current.ended.is_set():
                 await self.aclose()
-                current = self._open = await self._translate.opened(self._connect(), self.config.connect_timeout)
+                current = self._open = await self._connect()
             return current
 
-    async def _send(
+    async def request(
         self,
+        what: str | None,
         send: Callable[[ClientSession], Awaitable[T]],
-        headers: Mapping[str, str] | None,
+        headers: Mapping[str, str] | None = None,
         *,
         tool: str | None = None,
-        what: str | None = None,
         limit: float | None = None,
     ) -> T:
-        """Send `send(session)` with `headers`, translating what it raises; if the server says it
-        forgot the session (it restarted), open a new one and send again, once: it never ran the first."""
-
-        async def on(current: _Open) -> T:
-            token = call_headers.set(headers) if headers else None  # the HTTP headers of what it sends
+        """Send `send(session)` with `headers` as its HTTP headers: a request named `what` in
+        errors (an error answer raises `ServerRequestError`), else one of the tool call to
+        `tool` (see `send_for`) or listing tools; what it raises is translated (`translate`). If
+        the server says it forgot the session (it restarted), open a new one and send again,
+        once: it never ran the first."""
+        again = False
+        while True:
+            link = await self._current()
+            token = call_headers.set(headers) if headers else None
+            started = time.monotonic()
             try:
-                call = send(current.session)
-                return await self._translate.sent(call, current.link, tool=tool, what=what, limit=limit)
+                return await send(link.session)
+            except (Exception, BaseExceptionGroup) as exc:
+                if not (isinstance(exc, MCPError) and link.session_gone):
+                    failed = await self._translate.failed(exc, link, started, tool=tool, what=what, limit=limit)
+                    return cast(T, failed)
             finally:
                 if token is not None:
                     call_headers.reset(token)
-
-        current = await self._current()
-        try:
-            return await on(current)
-        except SessionGone:
+            if again:
+                raise ServerConnectionError(
+                    self.name, "the server refused a freshly opened session as unknown", name=tool, sent=False
+                )
+            again = True
             logger.warning("mcpbridge: server %r forgot the session (restarted?); opening a new one", self.name)
             async with self._lock:
-                if self._open is current:
+                if self._open is link:
                     await self.aclose()
-        current = await self._current()
-        try:
-            return await on(current)
-        except SessionGone:
-            raise ServerConnectionError(
-                self.name, "the server refused a freshly opened session as unknown", name=tool, sent=False
-            ) from None
 
     async def _forget(self, link: Link, stalled: str | None = None) -> None:
         """Drop the broken session behind `link`; `stalled` says why when its transport is still
         open but the server stopped taking what we send (it is then ended without a grace)."""
-        current = self._open
-        if current is not None and current.link is link:
+        if self._open is link:
             logger.warning(
                 "mcpbridge: connection to server %r broke%s; the next call reconnects",
                 self.name,
                 f" ({stalled})" if stalled else "",
             )
-            current.link.broke = True
+            link.broke = True
             if stalled:
-                current.link.broke_because = stalled
-                current.link.abandon()
+                link.broke_because = stalled
+                link.abandon()
             await self.aclose()
 
-    async def _connect(self) -> _Open:
+    async def _connect(self) -> Link:
         loop = asyncio.get_running_loop()
-        ready: asyncio.Future[_Open] = loop.create_future()
+        ready: asyncio.Future[Link] = loop.create_future()
         stop = self._stop = asyncio.Event()
         # A fresh context: requests the transport makes on its own (the GET stream, the
         # closing DELETE) must not carry the headers or trace of whichever call opened it.
         owner = self._owner = loop.create_task(
             self._own(ready, stop), name=f"mcpbridge:{self.name}", context=contextvars.Context()
         )
+        limit = self.config.connect_timeout
         try:
-            return await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout)
-        except BaseException:  # failed, timed out or cancelled: no half-open session stays behind
+            return await asyncio.wait_for(asyncio.shield(ready), limit)
+        except BaseException as exc:  # failed, timed out or cancelled: no half-open session stays behind
             ready.cancel()
             self._owner = None
             await _end(owner)
+            if isinstance(exc, TimeoutError):
+                raise ServerConnectionError(
+                    self.name, f"no answer within connect_timeout={limit:g} s", sent=False
+                ) from None
             raise
 
-    async def _own(self, ready: asyncio.Future[_Open], stop: asyncio.Event) -> None:
+    async def _own(self, ready: asyncio.Future[Link], stop: asyncio.Event) -> None:
         link = Link()
         try:
             async with AsyncExitStack() as stack:
@@ -308,15 +300,16 @@ class Connection:
                     client = await self._open_client(stack, link)
                 self._tools = await _list_all(client.session)
                 self.tools_stale = False
-                current = _Open(client.session, link)
-                ready.set_result(current)
-                watcher = asyncio.create_task(self._watch_tools(client)) if _modern(client) else None
+                link.session = client.session
+                ready.set_result(link)
+                waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(link.ended.wait())]
+                watcher = [asyncio.ensure_future(self._watch_tools(client))] if _modern(client) else []
                 try:
-                    await _first(stop.wait(), link.ended.wait())
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
                 finally:
-                    if watcher is not None:
-                        watcher.cancel()
-                        await asyncio.gather(watcher, return_exceptions=True)
+                    for task in (*waits, *watcher):
+                        task.cancel()
+                    await asyncio.gather(*waits, *watcher, return_exceptions=True)
                 if link.ended.is_set() and not stop.is_set():
                     logger.warning(
                         "mcpbridge: server %r ended (%s); the next call reconnects", self.name, link.end_reason()
@@ -365,17 +358,6 @@ class Connection:
 
 def _modern(client: Client) -> bool:
     return client.session.protocol_version in MODERN_PROTOCOL_VERSIONS
-
-
-async def _first(*waits: Awaitable[Any]) -> None:
-    """Wait until the first of `waits` finishes; cancel the rest."""
-    tasks = [asyncio.ensure_future(wait) for wait in waits]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _end(owner: asyncio.Task[None]) -> None:

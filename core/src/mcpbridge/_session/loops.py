@@ -10,32 +10,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Coroutine, Iterable
+from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
-
-class LoopThread:
-    """Owns one event loop running in its own thread until `stop()`."""
-
-    def __init__(self, name: str = "mcpbridge-loop") -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_forever()
-        finally:
-            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
-            self.loop.close()
-
-    def stop(self) -> None:
-        if self.loop.is_running():
-            self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
 
 
 class HomeLoop:
@@ -43,7 +21,8 @@ class HomeLoop:
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: LoopThread | None = None
+        self._thread: threading.Thread | None = None
+        """The thread running a loop of our own (`start_thread`): then `_loop`, until `stop_thread`."""
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -58,50 +37,59 @@ class HomeLoop:
             self._loop = asyncio.get_running_loop()
 
     def start_thread(self) -> None:
-        """Make a loop thread of our own home, unless a live home exists."""
+        """Make a loop of our own, running in its own thread, home, unless a live home exists."""
         if self.loop is None:
-            self._thread = LoopThread()
-            self._loop = self._thread.loop
+            loop = self._loop = asyncio.new_event_loop()
+            self._thread = threading.Thread(target=_serve, args=(loop,), name="mcpbridge-loop", daemon=True)
+            self._thread.start()
 
     def stop_thread(self) -> None:
-        if self._thread is not None:
-            self._thread.stop()
+        if self._thread is not None and self._loop is not None:
+            if self._loop.is_running():
+                self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)
             self._thread = None
             self._loop = None
 
-    async def submit(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Await `coro` here when this is home (binding home here if there is none), else
-        on the home loop."""
-        if self.loop is None:
-            self.bind_here()
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Awaitable[T]:
+        """`coro` itself when the running loop is home (made home if there is none), else `coro`
+        run on the home loop: awaiting it adds no frame to the call on the home loop."""
+        self.bind_here()
         loop = self._loop
         assert loop is not None
         if asyncio.get_running_loop() is loop:
-            return await coro
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+            return coro
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
 
     def run_sync(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run `coro` on the home loop (in the caller's context) and block until it is done."""
-        return run_on(self.loop, coro)
+        loop = self.loop
+        if loop is None:
+            coro.close()
+            raise RuntimeError(
+                "the MCPBridge is not open: use `async with MCPBridge(...)` or `with MCPBridge(...)` first"
+            )
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            coro.close()
+            raise RuntimeError(
+                "a sync call (`invoke`) from the event loop that owns the bridge's sessions would "
+                "deadlock: use `await tool.ainvoke(...)` there, or open the bridge with a plain "
+                "`with MCPBridge(...)` so that it runs its own loop thread"
+            )
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
 
 
-def run_on(loop: asyncio.AbstractEventLoop | None, coro: Coroutine[Any, Any, T]) -> T:
-    """Run `coro` on `loop` (in the caller's context) and block until it is done."""
-    if loop is None or loop.is_closed():
-        coro.close()
-        raise RuntimeError("the MCPBridge is not open: use `async with MCPBridge(...)` or `with MCPBridge(...)` first")
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    asyncio.set_event_loop(loop)
     try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:
-        coro.close()
-        raise RuntimeError(
-            "a sync call (`invoke`) from the event loop that owns the bridge's sessions would "
-            "deadlock: use `await tool.ainvoke(...)` there, or open the bridge with a plain "
-            "`with MCPBridge(...)` so that it runs its own loop thread"
-        )
-    return asyncio.run_coroutine_threadsafe(coro, loop).result()
+        loop.run_forever()
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
 
 
 TURN_S = 0.005

@@ -5,7 +5,7 @@ task-augmented `tools/call` that creates a task, and the follow-ups (`tasks/get`
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from mcp.client.session import ClientSession
 from mcp.types import (
@@ -21,11 +21,13 @@ from mcp.types import (
     GetTaskRequest,
     GetTaskRequestParams,
     GetTaskResult,
+    Request,
     RequestParamsMeta,
     Task,
     TaskMetadata,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
 
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest, error_result
 from mcpbridge._compat import send_raw_request
@@ -33,6 +35,7 @@ from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.in_flight import progress_reporter
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 
 
 class TaskConnection(Protocol):
@@ -44,7 +47,7 @@ class TaskConnection(Protocol):
     async def session(self) -> ClientSession: ...
 
     def request(
-        self, what: str, send: Callable[[ClientSession], Awaitable[T]], *, headers: Mapping[str, str] | None = None
+        self, what: str | None, send: Callable[[ClientSession], Awaitable[T]], headers: Mapping[str, str] | None = None
     ) -> Awaitable[T]: ...
 
     def send_for(
@@ -56,7 +59,7 @@ async def run_as_task(
     connection: TaskConnection, request: ToolCallRequest, task: TaskMetadata | str
 ) -> CallToolResult | TaskHandle:
     """Create the task (`TaskMetadata`) or look up the one with that id; the handle sends
-    its follow-up requests on the same session, with the call's headers."""
+    its follow-up requests on the same session, with the call's headers and time limit."""
     if (await connection.session()).protocol_version in MODERN_PROTOCOL_VERSIONS:
         return error_result(
             f"MCP tool {request.name!r} on server {connection.name!r} cannot run as an MCP task: the session "
@@ -65,18 +68,40 @@ async def run_as_task(
         )
     limit = request.timeout or connection.timeout
 
-    def send(what: str, run: Callable[[ClientSession, float], Awaitable[Any]]) -> Awaitable[Any]:
-        return connection.request(what, lambda session: run(session, limit), headers=request.headers)
+    def send(what: str, message: Request[Any, Any], answer: type[R]) -> Awaitable[R]:
+        def run(session: ClientSession) -> Awaitable[R]:
+            return session.send_request(message, answer, request_read_timeout_seconds=limit)
+
+        return connection.request(what, run, headers=request.headers)
+
+    def get(task_id: str) -> Awaitable[GetTaskResult]:
+        return send(f"tasks/get {task_id}", GetTaskRequest(params=GetTaskRequestParams(task_id=task_id)), GetTaskResult)
+
+    def handle(created: Task) -> TaskHandle:
+        task_id = created.task_id
+
+        async def payload(session: ClientSession) -> CallToolResult:
+            asked = GetTaskPayloadRequest(params=GetTaskPayloadRequestParams(task_id=task_id))
+            result = await session.send_request(asked, CallToolResult, request_read_timeout_seconds=limit)
+            if not result.is_error:
+                await session.validate_tool_result(request.name, result)
+            return result
+
+        cancel = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))
+        return TaskHandle(
+            task=created,
+            get=lambda: get(task_id),
+            result=lambda: connection.request(f"tasks/result {task_id}", payload, headers=request.headers),
+            cancel=lambda: send(f"tasks/cancel {task_id}", cancel, CancelTaskResult),
+        )
 
     if isinstance(task, str):
-        return task_handle(await send(f"tasks/get {task}", task_getter(task)), request.name, send)
+        return handle(await get(task))
     progress = progress_reporter(request) if request.observers else None
-
-    def create(session: ClientSession, limit: float) -> Awaitable[CallToolResult | CreateTaskResult]:
-        return create_task(session, request, task, limit, progress)
-
-    answer = await connection.send_for(request, create)
-    return answer if isinstance(answer, CallToolResult) else task_handle(answer.task, request.name, send)
+    answer = await connection.send_for(
+        request, lambda session, limit: create_task(session, request, task, limit, progress)
+    )
+    return answer if isinstance(answer, CallToolResult) else handle(answer.task)
 
 
 def task_only(
@@ -115,45 +140,3 @@ async def create_task(
     if "task" in raw:
         return CreateTaskResult.model_validate(raw, by_name=False)
     return CallToolResult.model_validate(raw, by_name=False)
-
-
-TaskSend: TypeAlias = Callable[[str, Callable[[ClientSession, float], Awaitable[Any]]], Awaitable[Any]]
-"""`send(what, run)`: run one request on the connection's session, with the call's time limit."""
-
-
-def task_getter(task_id: str) -> Callable[[ClientSession, float], Awaitable[GetTaskResult]]:
-    def get(session: ClientSession, limit: float) -> Awaitable[GetTaskResult]:
-        request = GetTaskRequest(params=GetTaskRequestParams(task_id=task_id))
-        return session.send_request(request, GetTaskResult, request_read_timeout_seconds=limit)
-
-    return get
-
-
-def task_handle(task: Task, tool: str, send: TaskSend) -> TaskHandle:
-    """The follow-up requests of one task, sent through `send`."""
-    task_id = task.task_id
-
-    async def get() -> GetTaskResult:
-        result: GetTaskResult = await send(f"tasks/get {task_id}", task_getter(task_id))
-        return result
-
-    async def payload(session: ClientSession, limit: float) -> CallToolResult:
-        request = GetTaskPayloadRequest(params=GetTaskPayloadRequestParams(task_id=task_id))
-        result = await session.send_request(request, CallToolResult, request_read_timeout_seconds=limit)
-        if not result.is_error:
-            await session.validate_tool_result(tool, result)
-        return result
-
-    async def result() -> CallToolResult:
-        answer: CallToolResult = await send(f"tasks/result {task_id}", payload)
-        return answer
-
-    def cancelling(session: ClientSession, limit: float) -> Awaitable[CancelTaskResult]:
-        request = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))
-        return session.send_request(request, CancelTaskResult, request_read_timeout_seconds=limit)
-
-    async def cancel() -> CancelTaskResult:
-        answer: CancelTaskResult = await send(f"tasks/cancel {task_id}", cancelling)
-        return answer
-
-    return TaskHandle(task=task, get=get, result=result, cancel=cancel)

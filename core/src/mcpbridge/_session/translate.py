@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar, cast, get_args
+from typing import Any, cast, get_args
 
 import anyio
 import httpx2
@@ -31,8 +31,6 @@ from mcpbridge._base.pipeline import error_result
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.transports import Link
 
-T = TypeVar("T")
-
 WEDGED_AFTER = 1.0
 """Seconds a write may wait for the server to take it (stdio: read its stdin) before a
 request's timeout drops the session as wedged: a server that reads nothing for that long
@@ -47,10 +45,6 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     BaseExceptionGroup,
 )
 """What a transport raises when it broke under a request."""
-
-
-class SessionGone(Exception):
-    """The server answered that it no longer knows our session: it never ran the request."""
 
 
 class Translator:
@@ -68,35 +62,31 @@ class Translator:
         self._drop = drop
         self._unanswered = unanswered
 
-    async def sent(
+    async def failed(
         self,
-        call: Awaitable[T],
+        exc: BaseException,
         link: Link,
+        started: float,
         *,
         tool: str | None = None,
         what: str | None = None,
         limit: float | None = None,
-    ) -> T:
-        """Await `call`, a request on the session behind `link`: of the tool call to `tool`
-        (a server's error becomes an error result; our own `limit` running out a
-        `ToolTimeoutError`), of a request named `what` (`ServerRequestError`), or of
-        listing tools (neither given). Raises `SessionGone` for a session the server forgot."""
-        started = time.monotonic()
-        try:
-            return await call
-        except MCPError as exc:
-            if link.session_gone:
-                raise SessionGone from None
-            if exc.code == REQUEST_TIMEOUT and (stalled := link.write_stalled()) >= WEDGED_AFTER:
-                # Whatever waits behind that write would time out too: drop the session.
-                await self._drop(link, f"the server read none of its stdin for {stalled:.1f} s")
-            if (
-                exc.code == REQUEST_TIMEOUT
-                and tool is not None
-                and limit is not None
-                and time.monotonic() >= started + limit  # our own wait ran out; a server's own -32001 comes sooner
-            ):
-                raise self._timed_out(tool, limit, link) from None
+    ) -> CallToolResult:
+        """`exc`, raised by a request sent at `started` on the session behind `link`, as the
+        bridge's error: for the tool call to `tool` a server's error is the error result this
+        returns (our own `limit` running out a `ToolTimeoutError`), for a request named `what` a
+        `ServerRequestError`; for listing tools (neither given) a `ServerConnectionError`."""
+        if isinstance(exc, MCPError):
+            if exc.code == REQUEST_TIMEOUT:
+                if (stalled := link.write_stalled()) >= WEDGED_AFTER:
+                    # Whatever waits behind that write would time out too: drop the session.
+                    await self._drop(link, f"the server read none of its stdin for {stalled:.1f} s")
+                # Our own wait ran out (a server's own -32001 comes sooner):
+                if tool is not None and limit is not None and time.monotonic() >= started + limit:
+                    error = ToolTimeoutError(self.server, tool, limit)
+                    if link.broke_because:
+                        error.add_note(f"{link.broke_because}; the next call starts it again")
+                    raise error from None
             if exc.code == CONNECTION_CLOSED and (link.ended.is_set() or link.closing):
                 closed_by_us = link.closing and not link.broke
                 await self._drop(link, None)  # waits for the transport to end: the exit code is known after
@@ -108,50 +98,32 @@ class Translator:
                 raise ServerConnectionError(self.server, exc) from exc
             missing = exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY
             hint = f". {self._unanswered(_required_capability(exc.data))}" if missing else ""
-            return cast(
-                T,
-                error_result(
-                    f"MCP server {self.server!r} answered the call to {tool!r} with an error: "
-                    f"{exc.message} (code {exc.code}){hint}"
-                ),
+            return error_result(
+                f"MCP server {self.server!r} answered the call to {tool!r} with an error: "
+                f"{exc.message} (code {exc.code}){hint}"
             )
-        except ValidationError as exc:
+        if isinstance(exc, ValidationError):
             problem = _first_problem(exc)
             if what is not None:
                 raise ServerRequestError(self.server, what, f"malformed result: {problem}") from None
             if tool is None:
                 raise ServerConnectionError(self.server, f"malformed tools/list result: {problem}") from None
-            return cast(T, self._malformed(tool, problem))
-        except TRANSPORT_ERRORS as exc:
+            return self._malformed(tool, problem)
+        if isinstance(exc, TRANSPORT_ERRORS):
             await self._drop(link, None)
             raise ServerConnectionError(self.server, exc, name=tool) from exc
-        except RuntimeError as exc:  # the SDK's check of structured content against the output schema
-            if what is not None:  # or an input-required result where none can be answered
+        if isinstance(exc, RuntimeError):  # the SDK's check of structured content against the
+            if what is not None:  # output schema, or an input-required result where none can be answered
                 raise ServerRequestError(self.server, what, str(exc)) from None
-            if tool is None:
-                raise
-            return cast(T, self._malformed(tool, str(exc)))
-
-    async def opened(self, opening: Awaitable[T], limit: float) -> T:
-        """Await `opening`, a session being opened within `connect_timeout` (`limit`)."""
-        try:
-            return await opening
-        except TimeoutError:
-            raise ServerConnectionError(
-                self.server, f"no answer within connect_timeout={limit:g} s", sent=False
-            ) from None
+            if tool is not None:
+                return self._malformed(tool, str(exc))
+        raise exc
 
     def not_opened(self, exc: BaseException, link: Link) -> ServerConnectionError:
         """What opening the session behind `link` raised, as the error its caller gets."""
         if isinstance(exc, asyncio.CancelledError):
             return ServerConnectionError(self.server, "connecting was cancelled", sent=False)
         return ServerConnectionError(self.server, link.end_reason() if _is_transport_end(exc) else exc, sent=False)
-
-    def _timed_out(self, tool: str, limit: float, link: Link) -> ToolTimeoutError:
-        error = ToolTimeoutError(self.server, tool, limit)
-        if link.broke_because:
-            error.add_note(f"{link.broke_because}; the next call starts it again")
-        return error
 
     def _malformed(self, tool: str, problem: str) -> CallToolResult:
         return error_result(f"MCP server {self.server!r} returned a malformed result for {tool!r}: {problem}")

@@ -18,11 +18,11 @@ import asyncio
 import contextvars
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-import anyio
 import httpx2
+from anyio.abc import ObjectReceiveStream
+from mcp.client.session import ClientSession
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -47,6 +47,9 @@ the HTTP hook below sees exactly the headers of the call that made the POST."""
 
 class Link:
     """One opened session's transport, as seen from the connection."""
+
+    session: ClientSession
+    """The session on it, set once it is open."""
 
     def __init__(self) -> None:
         self.ended = asyncio.Event()
@@ -210,7 +213,7 @@ async def _watched(transport: Any, link: Link) -> AsyncIterator[tuple[Any, Any]]
         yield _WatchedReadStream(read_stream, link.ended), write_stream
 
 
-class _WatchedReadStream(Generic[T]):
+class _WatchedReadStream(ObjectReceiveStream[T]):
     """A read stream that sets `ended` when the transport's read side ends; everything
     else, including the sender's context (`last_context`), passes through."""
 
@@ -230,22 +233,5 @@ class _WatchedReadStream(Generic[T]):
             raise
         return item
 
-    def __aiter__(self) -> _WatchedReadStream[T]:
-        return self
-
-    async def __anext__(self) -> T:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> _WatchedReadStream[T]:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()

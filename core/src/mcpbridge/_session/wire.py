@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -51,38 +50,22 @@ def _first_unsendable(value: Any, path: str = "", depth: int = 0) -> str:
     here = f"{path}: " if path else ""
     if depth > 100:
         return here
-    if isinstance(value, str):
-        return "" if _encodes(value) else here
-    if isinstance(value, float):
-        return "" if math.isfinite(value) else here
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            name = str(key) if _encodes(str(key)) else ascii(key)
+    if isinstance(value, (Mapping, list, tuple)):
+        for key, item in value.items() if isinstance(value, Mapping) else enumerate(value):
+            name = str(key) if _sendable(str(key)) else ascii(key)
             where = f"{path}/{name}" if path else name
-            if name != str(key):
-                return f"{where}: "
-            found = _first_unsendable(item, where, depth + 1)
+            found = f"{where}: " if name != str(key) else _first_unsendable(item, where, depth + 1)
             if found:
                 return found
         return ""
-    if isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            found = _first_unsendable(item, f"{path}/{index}" if path else str(index), depth + 1)
-            if found:
-                return found
-        return ""
-    if isinstance(value, int):  # bool and int; too many digits cannot be printed
-        try:
-            str(value)
-        except ValueError:
-            return here
-    return ""
+    # a lone surrogate, NaN or an infinity, an integer with too many digits to print
+    return "" if not isinstance(value, (str, float, int)) or _sendable(value) else here
 
 
-def _encodes(text: str) -> bool:
+def _sendable(value: Any) -> bool:
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+        _WIRE.encode(value).encode("utf-8")
+    except ValueError:
         return False
     return True
 
