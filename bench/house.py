@@ -94,7 +94,8 @@ def private_uses(paths: list[Path]) -> list[str]:
             if isinstance(node, ast.ImportFrom) and node.module and not node.module.startswith("mcpbridge"):
                 private = [alias.name for alias in node.names if _private(alias.name)]
                 if any(_private(part) for part in node.module.split(".")) or private:
-                    found.append(f"{where}:{node.lineno} from {node.module} import {', '.join(a.name for a in node.names)}")
+                    names = ", ".join(alias.name for alias in node.names)
+                    found.append(f"{where}:{node.lineno} from {node.module} import {names}")
             elif isinstance(node, ast.Attribute) and _private(node.attr):
                 base = node.value
                 if isinstance(base, ast.Name) and base.id in {"self", "cls"}:
@@ -152,7 +153,8 @@ def main() -> int:
     sizes = {p.relative_to(CORE).as_posix(): len(p.read_text().splitlines()) for p in paths}
     biggest = max(sizes, key=lambda name: sizes[name])
     privates = private_uses(paths)
-    print(f"core (without testing/): {sum(sizes.values())} lines, {sum(code_lines(p.read_text()) for p in paths)} code lines")
+    code = sum(code_lines(p.read_text()) for p in paths)
+    print(f"core (without testing/): {sum(sizes.values())} lines, {code} code lines")
     print(f"modules: {len(paths)}; biggest: {biggest} ({sizes[biggest]} lines)")
     print(f"import arrows between core modules: {import_arrows(paths)}")
     print(f"dependency private names used outside _compat: {len(privates)}")

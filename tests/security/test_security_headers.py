@@ -15,8 +15,7 @@ from typing import Any
 import h11
 import httpx2
 import pytest
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from mcpbridge import ConfigError, InvalidHeader, check_headers, header_problem
 from mcpbridge._base.config import build_settings, load_settings

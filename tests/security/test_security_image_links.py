@@ -15,8 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 from langchain_core.messages import ToolMessage
 from mcp.server.mcpserver import MCPServer
 from mcp.types import AudioContent, BlobResourceContents, EmbeddedResource, ImageContent, ResourceLink

@@ -19,8 +19,7 @@ from urllib.parse import urlsplit
 
 import mcpbridge_events
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 from mcpbridge_events import EVENT_TYPE, AssembledToolCall, ToolCallAssembler
 from mcpbridge_events.inspector import Inspector, serve
 

@@ -18,8 +18,7 @@ from typing import Any
 
 import mcpbridge_retry
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
+from hypothesis import example, given, strategies as st
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 

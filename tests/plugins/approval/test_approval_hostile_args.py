@@ -7,8 +7,7 @@ import posixpath
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 from mcp.types import Tool, ToolAnnotations
 from mcpbridge_approval import Settings, needs_approval
 from mcpbridge_approval.arguments import Verdict, compile_glob, glob_verdict

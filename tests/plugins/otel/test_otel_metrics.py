@@ -94,11 +94,12 @@ def test_its_declared_position_puts_it_inside_events() -> None:
 def test_names_match_the_semantic_conventions_package() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        from opentelemetry.semconv._incubating.attributes import error_attributes as error
-        from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
-        from opentelemetry.semconv._incubating.attributes import mcp_attributes as mcp
-        from opentelemetry.semconv.attributes import network_attributes as network
-        from opentelemetry.semconv.attributes import server_attributes as server
+        from opentelemetry.semconv._incubating.attributes import (
+            error_attributes as error,
+            gen_ai_attributes as gen_ai,
+            mcp_attributes as mcp,
+        )
+        from opentelemetry.semconv.attributes import network_attributes as network, server_attributes as server
 
     assert semconv.GEN_AI_OPERATION_NAME == gen_ai.GEN_AI_OPERATION_NAME
     assert gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value == semconv.EXECUTE_TOOL

@@ -16,15 +16,12 @@ import mcpbridge_approval
 import mcpbridge_cache
 import mcpbridge_pins
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from mcp.types import Tool, ToolAnnotations
-from mcpbridge_approval import Settings as ApprovalSettings
-from mcpbridge_approval import needs_approval
-from mcpbridge_cache import CacheSettings
-from mcpbridge_cache import Policy as CachePolicy
+from mcpbridge_approval import Settings as ApprovalSettings, needs_approval
+from mcpbridge_cache import CacheSettings, Policy as CachePolicy
 from mcpbridge_pins.cautious import annotated_as, most_cautious
 from mcpbridge_pins.review import shown
 

@@ -8,8 +8,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from langchain_core.messages import ToolMessage
-from langchain_core.messages import content as blocks
+from langchain_core.messages import ToolMessage, content as blocks
 from mcp.types import (
     AudioContent,
     BlobResourceContents,

@@ -13,8 +13,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcpbridge_resources
-from mcpbridge import AddCommand, ConfigError, MCPBridge, ServerRequestError, install_log_redaction, redact_text
-from mcpbridge import terminal_text as shown
+from mcpbridge import (
+    AddCommand,
+    ConfigError,
+    MCPBridge,
+    ServerRequestError,
+    install_log_redaction,
+    redact_text,
+    terminal_text as shown,
+)
 
 
 def add(add_command: AddCommand) -> None:
