@@ -64,6 +64,11 @@ def schemas(ref_port: int, hang_port: int) -> dict[str, dict[str, Any]]:
             "patternProperties": {CATASTROPHIC_KEYS: {"type": "integer"}},
             "additionalProperties": {"type": "string"},
         },
+        "malformed_subschema": {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/missing"}, "n": {"type": "integer"}},
+            "items": 5,
+        },
         "echo": {"type": "object"},
     }
 

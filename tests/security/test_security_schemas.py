@@ -114,6 +114,7 @@ async def test_refs_are_never_fetched_and_nothing_blocks(
             ("hanging_ref", {"x": 1, "y": "two"}),
             ("file_ref", {"x": "root", "n": 3}),
             ("schema_uri", {"x": [1, 2]}),
+            ("malformed_subschema", {"a": "anything", "n": 1}),  # `"items": 5` beside a $ref
         ]
         async with LoopWatch() as watch:
             for name, args in calls:

@@ -160,10 +160,9 @@ def _unresolvable_refs(schema: Mapping[str, Any]) -> tuple[list[Any], set[tuple[
                 if id(resolved.contents) in nodes:  # a local target (meta-schemas are bundled, trusted)
                     stack.append((DRAFT202012.create_resource(resolved.contents), resolved.resolver))
         try:
-            subresources = list(resource.subresources())
-        except Exception:
+            stack.extend([(sub, resolver.in_subresource(sub)) for sub in resource.subresources()])
+        except Exception:  # a malformed subschema (`"items": 5`) has nothing to resolve
             continue
-        stack.extend((sub, resolver.in_subresource(sub)) for sub in subresources)
     return refs, where
 
 
