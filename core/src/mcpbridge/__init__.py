@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         describe as describe,
         validation_problems as validation_problems,
     )
+    from mcpbridge._base.fromtext import TextPattern as TextPattern
     from mcpbridge._base.httpfields import check_headers as check_headers, header_problem as header_problem
     from mcpbridge._base.pipeline import (
         RequestChanges as RequestChanges,
@@ -55,13 +56,14 @@ if TYPE_CHECKING:
         redact_url as redact_url,
     )
     from mcpbridge._base.terminal import terminal_text as terminal_text
-    from mcpbridge._base.textpattern import TextPattern as TextPattern
     from mcpbridge._facade.bridge import MCPBridge as MCPBridge
     from mcpbridge._facade.serve import to_mcp_server as to_mcp_server
     from mcpbridge._platform.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
     from mcpbridge._platform.context import (
         BridgeContext as BridgeContext,
         BridgeContext as PluginConfig,  # noqa: F401  (deprecated)
+        Stash as Stash,
+        StashKey as StashKey,
     )
     from mcpbridge._platform.declaration import Capability as Capability, Plugin as Plugin
     from mcpbridge._platform.hints import ToolHints as ToolHints, tool_hints as tool_hints
@@ -84,7 +86,6 @@ if TYPE_CHECKING:
         selected as selected,
     )
     from mcpbridge._platform.sources import ValueSource as ValueSource, thread_id as thread_id
-    from mcpbridge._platform.stash import Stash as Stash, StashKey as StashKey
     from mcpbridge._session.connections import ModernOnly as ModernOnly
     from mcpbridge._session.server_info import ServerInfo as ServerInfo
     from mcpbridge._tools.results import (
@@ -104,6 +105,7 @@ _HOMES = {
             "MCPToolError PluginError ResumeConflictError ServerConnectionError ServerRequestError ToolCallError "
             "ToolTimeoutError validation_problems"
         ),
+        "_base.fromtext": "TextPattern",
         "_base.httpfields": "check_headers header_problem",
         "_base.pipeline": (
             "compose error_result RequestChanges Resumed TaskHandle ToolCallHandler ToolCallInterceptor "
@@ -111,11 +113,10 @@ _HOMES = {
         ),
         "_base.redaction": "install_log_redaction redact_text redact_url RedactingFilter",
         "_base.terminal": "terminal_text",
-        "_base.textpattern": "TextPattern",
         "_facade.bridge": "MCPBridge",
         "_facade.serve": "to_mcp_server",
         "_platform.claims": "ClaimStore LocalClaims",
-        "_platform.context": "BridgeContext PluginConfig",
+        "_platform.context": "BridgeContext PluginConfig Stash StashKey",
         "_platform.declaration": "Capability Plugin",
         "_platform.hints": "tool_hints ToolHints",
         "_platform.hookspecs": "AddCommand BridgeObserver hookimpl ToolReview",
@@ -123,7 +124,6 @@ _HOMES = {
         "_platform.rounds": "call_of capability_of RoundAnswerer split_round",
         "_platform.selectors": "selected ServerName ToolSelector",
         "_platform.sources": "thread_id ValueSource",
-        "_platform.stash": "Stash StashKey",
         "_session.connections": "ModernOnly",
         "_session.server_info": "ServerInfo",
         "_tools.results": "content_block result_text STRUCTURED_CONTENT",
