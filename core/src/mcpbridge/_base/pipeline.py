@@ -191,9 +191,14 @@ def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandl
 TRACE_ENV = "MCPBRIDGE_TRACE_HOOKS"
 
 
+def env_flag(name: str) -> bool:
+    """Whether the environment variable `name` is on (1, true, yes or on)."""
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 def tracing() -> bool:
     """Whether `MCPBRIDGE_TRACE_HOOKS` asks to print hook calls and interceptor layers."""
-    return os.environ.get(TRACE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+    return env_flag(TRACE_ENV)
 
 
 def _name(interceptor: ToolCallInterceptor) -> str:

@@ -17,8 +17,8 @@ import pluggy
 from pydantic import BaseModel, ValidationError
 
 from mcpbridge._base.config import ServerConfig, Settings
-from mcpbridge._base.errors import ConfigError, PluginError
-from mcpbridge._base.pipeline import ToolCallInterceptor
+from mcpbridge._base.errors import ConfigError, PluginError, validation_problems
+from mcpbridge._base.pipeline import ToolCallInterceptor, env_flag
 from mcpbridge._platform import hookspecs
 from mcpbridge._platform.calls import EACH_OWN, HookCalls
 from mcpbridge._platform.claims import ClaimStore
@@ -28,7 +28,6 @@ from mcpbridge._platform.ordering import chain_order
 
 logger = logging.getLogger(__name__)
 
-ENTRY_POINT_GROUP = hookspecs.PROJECT
 DIRECT = "interceptors"
 """The name that places `MCPBridge(interceptors=[...])` in `[plugins] order`."""
 _DIRECT_PLUGIN = Plugin(position=100)
@@ -53,11 +52,23 @@ class PluginInfo:
     name: str
     distribution: str | None = None
     version: str | None = None
+    reason: str = ""
+    """Why the plugin is disabled."""
+    declared: Plugin | None = None
+    """Its declaration, once it is loaded and enabled (None: disabled)."""
     hooks: list[str] = field(default_factory=list)
     position: int | None = None
-    enabled: bool = True
-    reason: str = ""
-    declared: Plugin | None = None
+
+    @classmethod
+    def of(
+        cls, name: str, ep: importlib.metadata.EntryPoint | None, reason: str = "", declared: Plugin | None = None
+    ) -> PluginInfo:
+        dist = ep.dist if ep is not None else None
+        return cls(name, dist.name if dist else None, dist.version if dist else None, reason, declared)
+
+    @property
+    def enabled(self) -> bool:
+        return self.declared is not None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -92,14 +103,13 @@ class PluginHost:
         self._loaded: list[tuple[object, str]] = []
         self.given: set[str] = set()
         """The plugins given as objects in `MCPBridge(plugins=[...])`."""
-        self._available = {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
-        available = self._available
+        self._available = {ep.name: ep for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT)}
         names = [item if isinstance(item, str) else _object_name(item) for item in explicit or ()]
-        self._check_names(available, [name for name in names if name != INSTALLED])
+        self._check_names([name for name in names if name != INSTALLED])
         if explicit is None or INSTALLED in names:
-            self._load_selected(available, os.environ)
+            self._load_selected()
         if explicit is not None:
-            self._load_explicit(explicit, available)
+            self._load_explicit(explicit)
         self.order = self._ordered()
         self.calls.order = self.order
         self._register_in_order()
@@ -111,9 +121,8 @@ class PluginHost:
 
     # -- loading -------------------------------------------------------------------
 
-    def _load_explicit(
-        self, explicit: Sequence[object | str], available: Mapping[str, importlib.metadata.EntryPoint]
-    ) -> None:
+    def _load_explicit(self, explicit: Sequence[object | str]) -> None:
+        available = self._available
         for item in explicit:
             if not isinstance(item, str):
                 self.given.add(_object_name(item))
@@ -123,21 +132,21 @@ class PluginHost:
             elif item in available and not (item in self.infos and self.infos[item].enabled):
                 self._load(available[item], strict=True)
         for name, ep in available.items():
-            self.infos.setdefault(name, self._info(name, ep, enabled=False, reason="not in MCPBridge(plugins=...)"))
+            self.infos.setdefault(name, PluginInfo.of(name, ep, "not in MCPBridge(plugins=...)"))
 
-    def _load_selected(self, available: Mapping[str, importlib.metadata.EntryPoint], env: Mapping[str, str]) -> None:
+    def _load_selected(self) -> None:
         conf = self.settings.plugins
-        allow = _split(env.get(ENV_ALLOW)) or conf.enabled
-        env_deny = set(_split(env.get(ENV_DENY)) or ())
-        autoload = conf.autoload and not _truthy(env.get(ENV_NO_AUTOLOAD))
-        for name, ep in sorted(available.items()):
+        allow = _split(os.environ.get(ENV_ALLOW)) or conf.enabled
+        env_deny = set(_split(os.environ.get(ENV_DENY)))
+        autoload = conf.autoload and not env_flag(ENV_NO_AUTOLOAD)
+        for name, ep in sorted(self._available.items()):
             if name in env_deny or name in conf.disabled:
                 reason = f"disabled ({ENV_DENY})" if name in env_deny else "disabled in [plugins] disabled"
-                self.infos[name] = self._info(name, ep, enabled=False, reason=reason)
+                self.infos[name] = PluginInfo.of(name, ep, reason)
             elif allow is not None and name not in allow:
-                self.infos[name] = self._info(name, ep, enabled=False, reason="not in the enabled list")
+                self.infos[name] = PluginInfo.of(name, ep, "not in the enabled list")
             elif not autoload and allow is None:
-                self.infos[name] = self._info(name, ep, enabled=False, reason="plugin autoload is off")
+                self.infos[name] = PluginInfo.of(name, ep, "plugin autoload is off")
             else:
                 self._load(ep, strict=conf.strict or allow is not None)
 
@@ -155,9 +164,7 @@ class PluginHost:
             if strict or isinstance(exc, PluginError):
                 raise PluginError(message) from exc
             warnings.warn(message, RuntimeWarning, stacklevel=2)
-            self.infos[ep.name] = self._info(
-                ep.name, ep, enabled=False, reason=f"failed to load: {type(exc).__name__}: {exc}"
-            )
+            self.infos[ep.name] = PluginInfo.of(ep.name, ep, f"failed to load: {type(exc).__name__}: {exc}")
 
     def _register(self, plugin: object, name: str, ep: importlib.metadata.EntryPoint | None) -> None:
         declared = getattr(plugin, DECLARATION, None) or Plugin()
@@ -165,9 +172,7 @@ class PluginHost:
             raise PluginError(
                 f"plugin {name!r}: `{DECLARATION}` must be a `mcpbridge.Plugin(...)`, not a {type(declared).__name__}"
             )
-        info = self._info(name, ep, enabled=True, reason="")
-        info.declared = declared
-        self.infos[name] = info
+        self.infos[name] = PluginInfo.of(name, ep, declared=declared)
         self._loaded.append((plugin, name))
 
     def _register_in_order(self) -> None:
@@ -189,38 +194,28 @@ class PluginHost:
                 f"plugin {name!r} implements a hook that does not exist: {exc} (check the name against docs/hooks.md)"
             ) from None
 
-    def _info(self, name: str, ep: importlib.metadata.EntryPoint | None, *, enabled: bool, reason: str) -> PluginInfo:
-        dist = ep.dist if ep is not None else None
-        return PluginInfo(name, dist.name if dist else None, dist.version if dist else None, [], None, enabled, reason)
-
-    def _check_names(self, available: Mapping[str, importlib.metadata.EntryPoint], given: Iterable[str]) -> None:
-        conf = self.settings.plugins
-        known = set(available) | set(given) | {DIRECT}
+    def _check_names(self, given: Iterable[str]) -> None:
+        conf, source = self.settings.plugins, self.settings.source
+        known = set(self._available) | set(given) | {DIRECT}
+        installed = f"installed plugins: {_names(self._available)}"
         for key, names in (("enabled", conf.enabled or []), ("disabled", conf.disabled), ("order", conf.order)):
             for name in names:
                 if name not in known:
-                    raise ConfigError(
-                        f"unknown plugin {name!r} in [plugins] {key}"
-                        + (f" ({self.settings.source})" if self.settings.source else "")
-                        + f"; installed plugins: {_names(available)}"
-                    )
+                    where = f" ({source})" if source else ""
+                    raise ConfigError(f"unknown plugin {name!r} in [plugins] {key}{where}; {installed}")
         for name in conf.sections:
             if name not in known:
-                installed = _names(available)
-                raise ConfigError(
-                    f"[plugins.{name}] configures a plugin that is not installed; installed plugins: {installed}"
-                )
+                raise ConfigError(f"[plugins.{name}] configures a plugin that is not installed; {installed}")
 
     def _ordered(self) -> list[str]:
-        declared = {name: info.declared or Plugin() for name, info in self.infos.items() if info.enabled}
+        declared = {name: info.declared for name, info in self.infos.items() if info.declared is not None}
         if self._direct:
             declared[DIRECT] = _DIRECT_PLUGIN
         explicit = [name for name in self.settings.plugins.order if name in declared]
         return chain_order(declared, explicit)
 
     def declared(self, name: str) -> Plugin:
-        info = self.infos.get(name)
-        return info.declared if info is not None and info.declared is not None else Plugin()
+        return getattr(self.infos.get(name), "declared", None) or Plugin()
 
     # -- hooks ---------------------------------------------------------------------
 
@@ -269,23 +264,15 @@ class PluginHost:
 
     def claim_store(self) -> ClaimStore | None:
         """The claim store a plugin provides (`mcpbridge_claim_store`), or None."""
-        found: ClaimStore | None = None
-        owner = ""
-        for plugin, store in self.calls.ask("mcpbridge_claim_store", settings=EACH_OWN, config=self.config).items():
-            if store is None:
-                continue
-            if not isinstance(store, ClaimStore):
-                raise PluginError(
-                    f"plugin {plugin!r} returned {type(store).__name__} from mcpbridge_claim_store, "
-                    "which lacks `async claim(key, owner)`, `async release(key, owner)` or `async aclose()`"
-                )
-            if found is not None:
-                raise PluginError(
-                    f"plugins {owner!r} and {plugin!r} both provide a claim store "
-                    "(mcpbridge_claim_store); enable only one of them"
-                )
-            found, owner = store, plugin
-        return found
+        lacks = "`async claim(key, owner)`, `async release(key, owner)` or `async aclose()`"
+        stores = self._provided("mcpbridge_claim_store", ClaimStore, lacks)
+        if len(stores) > 1:
+            first, second = list(stores)[:2]
+            raise PluginError(
+                f"plugins {first!r} and {second!r} both provide a claim store "
+                "(mcpbridge_claim_store); enable only one of them"
+            )
+        return next(iter(stores.values()), None)
 
     def observe(self) -> None:
         """Hand every plugin's listener for the bridge's own events (`mcpbridge_bridge_observer`)
@@ -295,14 +282,8 @@ class PluginHost:
 
     def tool_reviews(self) -> list[hookspecs.ToolReview]:
         """Every plugin's review of the tool listings (`mcpbridge_tool_review`), in chain order."""
-        reviews = self.calls.ask("mcpbridge_tool_review", settings=EACH_OWN, config=self.config)
-        for plugin, review in reviews.items():
-            if review is not None and not isinstance(review, hookspecs.ToolReview):
-                raise PluginError(
-                    f"plugin {plugin!r} returned {type(review).__name__} from mcpbridge_tool_review, which lacks "
-                    "`async review(server, tools)` or `left_out(server, name)`"
-                )
-        return [review for review in reviews.values() if review is not None]
+        lacks = "`async review(server, tools)` or `left_out(server, name)`"
+        return list(self._provided("mcpbridge_tool_review", hookspecs.ToolReview, lacks).values())
 
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""
@@ -349,12 +330,19 @@ class PluginHost:
             return model.model_validate(section, context={"servers": self.settings.servers})
         except ValidationError as exc:
             where = f" in {self.settings.source}" if self.settings.source else ""
-            problems = "; ".join(
-                f"`plugins.{name}.{'.'.join(str(p) for p in e['loc'])}`: "
-                + ("unknown key" if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, "))
-                for e in exc.errors()
-            )
+            problems = "; ".join(f"`plugins.{name}.{key}`: {message}" for key, message in validation_problems(exc))
             raise ConfigError(f"plugin {name!r}: invalid settings{where}: {problems}") from None
+
+    def _provided(self, hook: str, kind: type, lacks: str) -> dict[str, Any]:
+        """Each plugin's answer to `hook` other than None; one that is not a `kind` is a
+        `PluginError` saying it `lacks` what a `kind` has."""
+        answers = self.calls.ask(hook, settings=EACH_OWN, config=self.config)
+        provided = {plugin: answer for plugin, answer in answers.items() if answer is not None}
+        for plugin, answer in provided.items():
+            if not isinstance(answer, kind):
+                kind_of = type(answer).__name__
+                raise PluginError(f"plugin {plugin!r} returned {kind_of} from {hook}, which lacks {lacks}")
+        return provided
 
     def _callables(self, hook: str, shape: str, *, many: bool) -> dict[str, list[Any]]:
         """Each plugin's callables from `hook` (a sequence of them when `many`, else one or
@@ -370,10 +358,7 @@ class PluginHost:
 
     def _own(self, plugin: str) -> dict[str, Any]:
         """The hook arguments that are each plugin's own (see `calls.OWN`)."""
-        return {
-            "settings": self.plugin_settings.get(plugin),
-            "interceptors": tuple(self.contributed.get(plugin, ())),
-        }
+        return {"settings": self.plugin_settings.get(plugin), "interceptors": tuple(self.contributed.get(plugin, ()))}
 
 
 def _object_name(plugin: object) -> str:
@@ -385,14 +370,8 @@ def _object_name(plugin: object) -> str:
     return type(plugin).__name__
 
 
-def _split(value: str | None) -> list[str] | None:
-    if value is None or not value.strip():
-        return None
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
-def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+def _split(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
 def _names(available: Iterable[str]) -> str:
