@@ -286,8 +286,12 @@ class Settings(BaseModel):
 
 
 def build_settings(data: Mapping[str, Any], source: str | None = None) -> Settings:
-    """Validate raw settings (from a file or from Python), naming the key and the file."""
-    servers = {name: _server_table(value) for name, value in dict(data.get("servers") or {}).items()}
+    """Validate raw settings (from a file or from Python), naming the key and the file. A server
+    given as an object (an `MCPServer` or low-level `Server`) is an in-process server."""
+    servers = {
+        name: value if isinstance(value, Mapping | ServerConfig) else {"server": value}
+        for name, value in dict(data.get("servers") or {}).items()
+    }
     try:
         return Settings.model_validate({**data, "servers": servers, "source": source})
     except ValidationError as exc:
@@ -354,13 +358,6 @@ def _imported(value: Any, key: str) -> Any:
     except (ImportError, AttributeError) as exc:
         raise ValueError(f'`{key}` = "{value}" cannot be imported: {exc}') from None
     return found
-
-
-def _server_table(value: Any) -> Any:
-    """An `MCPServer` (or low-level `Server`) object given directly means an in-process server."""
-    if isinstance(value, Mapping | ServerConfig):
-        return value
-    return {"server": value}
 
 
 def _secrets_in(servers: Mapping[str, Any]) -> set[str]:

@@ -51,14 +51,7 @@ RESERVED_HEADERS = frozenset(
 )
 """Header names the transport owns; setting them from config or per call is refused."""
 
-_CONTROL_NAMES = {
-    0: "NUL",
-    9: "tab",
-    10: "line feed (LF)",
-    11: "vertical tab",
-    12: "form feed",
-    13: "carriage return (CR)",
-}
+_CONTROL_NAMES = {0: "NUL", 10: "line feed (LF)", 11: "vertical tab", 12: "form feed", 13: "carriage return (CR)"}
 
 
 def check_headers(server: str, headers: Mapping[str, str]) -> None:
@@ -96,8 +89,16 @@ def header_problem(name: object, value: object = None) -> str | None:
     """What makes `name` (and `value`, unless None) unsendable, or None when both are fine.
 
     The text names the header and never contains the value."""
-    if not isinstance(name, str) or _NAME_MATCH(name) is None:
-        return name_problem(name)
+    if not isinstance(name, str):
+        return f"a header name is a {type(name).__name__}; header names must be text"
+    if not name:
+        return "a header name is empty"
+    if _NAME_MATCH(name) is None:
+        shown = repr(name if len(name) <= 40 else name[:40] + "...")
+        return (
+            f"header name {shown} is not a valid HTTP header name "
+            "(an RFC 9110 token: ASCII letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)"
+        )
     if name.lower() in RESERVED_HEADERS:
         return (
             f"header {name!r} is set by the transport itself; setting it from the config or per call "
@@ -112,28 +113,13 @@ def header_problem(name: object, value: object = None) -> str | None:
     return f"the value of header {name!r} {value_problem(value)}"
 
 
-def name_problem(name: object) -> str:
-    """Why `name` is not a valid header name (`name` itself is shown, shortened)."""
-    if not isinstance(name, str):
-        return f"a header name is a {type(name).__name__}; header names must be text"
-    shown = repr(name if len(name) <= 40 else name[:40] + "...")
-    if not name:
-        return "a header name is empty"
-    return (
-        f"header name {shown} is not a valid HTTP header name "
-        "(an RFC 9110 token: ASCII letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)"
-    )
-
-
 def value_problem(value: str) -> str:
     """Why `value` cannot be sent, described without quoting it."""
-    for char in value:
-        code = ord(char)
-        if code > 0x7E and code != 0x7F:
-            return (
-                "contains non-ASCII characters, which HTTP clients send only as ASCII: "
-                "percent-encode or base64 it (and decode it in the server)"
-            )
+    if not value.isascii():
+        return (
+            "contains non-ASCII characters, which HTTP clients send only as ASCII: "
+            "percent-encode or base64 it (and decode it in the server)"
+        )
     for char in value:
         code = ord(char)
         if (code < 0x20 and code != 9) or code == 0x7F:

@@ -57,17 +57,15 @@ LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "mcp", "mcpbridge")
 """Top-level loggers whose records are redacted (with their children and `mcpbridge_*`)."""
 
 
-def _encoded(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")  # log messages may carry lone surrogates
-
-
-def _decoded(data: bytes) -> str:
-    return data.decode("utf-8", "surrogatepass")
-
-
 def _substitute(pattern: Any, text: str, replace: Callable[[str], str]) -> str:
-    """Every match of the RE2 `pattern` in `text` replaced by `replace(matched text)`."""
-    return _decoded(pattern.sub(lambda match: _encoded(replace(_decoded(match.group(0)))), _encoded(text)))
+    """Every match of the RE2 `pattern` in `text` replaced by `replace(matched text)`, through
+    UTF-8 with `surrogatepass` (log messages may carry lone surrogates)."""
+
+    def swap(match: Any) -> bytes:
+        return replace(match.group(0).decode("utf-8", "surrogatepass")).encode("utf-8", "surrogatepass")
+
+    replaced: bytes = pattern.sub(swap, text.encode("utf-8", "surrogatepass"))
+    return replaced.decode("utf-8", "surrogatepass")
 
 
 def redact_url(url: str) -> str:
@@ -175,7 +173,8 @@ class RedactingFilter(logging.Filter):
     def __init__(self, secrets: Iterable[str] = (), *, loggers: Iterable[str] | None = None) -> None:
         super().__init__()
         self._secrets: set[str] = set()
-        self._forms: list[str] = []
+        self.forms: list[str] = []
+        """The texts searched for (`secret_forms` of `secrets`)."""
         self._lock = threading.Lock()
         self._roots = tuple(loggers) if loggers is not None else None
         self.add_secrets(secrets)
@@ -185,30 +184,19 @@ class RedactingFilter(logging.Filter):
         """The values hidden so far."""
         return frozenset(self._secrets)
 
-    @property
-    def forms(self) -> list[str]:
-        """The texts searched for (`secret_forms` of `secrets`)."""
-        return self._forms
-
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Also hide these values from now on (e.g. the static headers of a new bridge)."""
         with self._lock:
             new = {s for s in secrets if isinstance(s, str)} - self._secrets
             if new:
                 self._secrets |= new
-                self._forms = secret_forms(self._secrets)
-
-    def applies_to(self, name: str | None) -> bool:
-        """Whether records of logger `name` are redacted (every logger unless `loggers` was given).
-        `name` may be None: `logging.makeLogRecord()` (structlog uses it) builds records without one."""
-        if self._roots is None:
-            return True
-        root = (name or "").partition(".")[0]
-        return root in self._roots or root.startswith("mcpbridge_")
+                self.forms = secret_forms(self._secrets)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.applies_to(record.name):
-            redact_record(record, self._forms)
+        # `record.name` may be None: `logging.makeLogRecord()` (structlog uses it) builds records without one
+        root = (record.name or "").partition(".")[0]
+        if self._roots is None or root in self._roots or root.startswith("mcpbridge_"):
+            redact_record(record, self.forms)
         return True
 
 

@@ -91,11 +91,6 @@ def pause(
     return answer
 
 
-def interrupt_id(item: Interrupt | str) -> str:
-    """The id a resume value is keyed by: `Command(resume={interrupt_id(i): answer})`."""
-    return item if isinstance(item, str) else item.id
-
-
 def interrupt_payload(item: Interrupt | Mapping[str, Any]) -> Mapping[str, Any]:
     """The value an interrupt carries (accepts the `Interrupt` or its value)."""
     value = item.value if isinstance(item, Interrupt) else item
@@ -142,7 +137,7 @@ class Question(Generic[A]):
         }
         answer: A = pause(
             payload,
-            purpose=f"{self.purpose} for {where(payload)}",
+            purpose=f"{self.purpose} for tool {request.name!r} on server {request.server_name!r}",
             request=request,
             check=lambda answer: self.check(payload, answer),
             schema=schema,
@@ -169,12 +164,8 @@ class Question(Generic[A]):
         """`{interrupt.id: answer}` for every pending question of this kind, each answer
         checked now; `answer` is one answer for all or a function of each payload. Merge
         maps with `|` to answer several kinds at once in one `Command(resume=...)`."""
-        resume: dict[str, A] = {}
-        for item in self.pending(interrupts):
-            payload = interrupt_payload(item)
-            chosen = answer(payload) if callable(answer) else answer
-            resume[interrupt_id(item)] = self.check(payload, chosen)
-        return resume
+        pending = self.pending(interrupts)  # each one's value is a payload of this kind
+        return {item.id: self.check(item.value, answer(item.value) if callable(answer) else answer) for item in pending}
 
 
 InterruptLike: TypeAlias = "Interrupt | Mapping[str, Any]"
@@ -192,11 +183,6 @@ def as_interrupt(item: InterruptLike) -> Interrupt:
 
 def _is_sdk_interrupt(item: object) -> TypeGuard[Mapping[str, Any]]:
     return isinstance(item, Mapping) and "id" in item and "value" in item
-
-
-def where(payload: Mapping[str, Any]) -> str:
-    """`tool 'x' on server 'y'`, for messages about a paused call."""
-    return f"tool {payload.get('name')!r} on server {payload.get('server_name')!r}"
 
 
 def _kind(item: Interrupt) -> Any:

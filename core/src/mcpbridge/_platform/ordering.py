@@ -18,12 +18,9 @@ def chain_order(declared: Mapping[str, Plugin], explicit: Sequence[str] = ()) ->
     sorter: TopologicalSorter[str] = TopologicalSorter({name: () for name in rest})  # name -> names outside it
     for name in rest:
         plugin = declared[name]
-        for other in plugin.before:
-            if other in declared and other not in explicit and other != name:
-                sorter.add(other, name)
-        for other in plugin.after:
-            if other in declared and other not in explicit and other != name:
-                sorter.add(name, other)
+        for inner, outer in [*((other, name) for other in plugin.before), *((name, other) for other in plugin.after)]:
+            if inner != outer and {inner, outer} <= set(rest):
+                sorter.add(inner, outer)
     try:
         sorter.prepare()
     except CycleError as exc:
