@@ -327,13 +327,12 @@ class Connection:
 
     async def _open_client(self, stack: AsyncExitStack, link: Link) -> Client:
         target = await open_transport(self.name, self.config, stack, link, max_result_bytes=self.max_result_bytes)
-        options = self._client_options if self._mode == "legacy" else {**self._client_options, **self._modern_only}
-        # The level of log messages modern servers send when asked (legacy ones send theirs).
-        options = {"log_level": wanted_level(self.name), **options}
-        client: Client = await stack.enter_async_context(
+        modern_only = self._modern_only if self._mode != "legacy" else {}
+        # log_level: of the log messages modern servers send when asked (legacy ones send theirs).
+        options = {"log_level": wanted_level(self.name), **self._client_options, **modern_only}
+        return await stack.enter_async_context(
             Client(target, mode=self._mode, message_handler=self._on_message, **options)
         )
-        return client
 
     async def _watch_tools(self, client: Client) -> None:
         """Modern servers announce tool changes on a `subscriptions/listen` stream (legacy
