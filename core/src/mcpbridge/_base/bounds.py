@@ -32,7 +32,7 @@ class SchemaBounds:
 def nesting_problem(value: Any, max_depth: int, bound: str = "max_argument_depth") -> str | None:
     """Why `value` nests deeper than `max_depth` (the setting or limit `bound` names): too
     deep to be checked (the validator recurses per level) or sent; None when it does not.
-    Level by level, plain loops: ~9 ms for 20,000 small objects, well under a microsecond
+    Level by level, without recursion: ~9 ms for 20,000 small objects, well under a microsecond
     for the usual few arguments."""
     level = [value]
     depth = 0
@@ -40,12 +40,12 @@ def nesting_problem(value: Any, max_depth: int, bound: str = "max_argument_depth
         depth += 1
         if depth > max_depth:
             return f"the value nests more than {max_depth} levels deep, over {bound}={max_depth}"
-        inner: list[Any] = []
-        for node in level:
-            for item in node.values() if type(node) is dict else node:
-                if type(item) in CONTAINERS:
-                    inner.append(item)
-        level = inner
+        level = [
+            item
+            for node in level
+            for item in (node.values() if type(node) is dict else node)
+            if type(item) in CONTAINERS
+        ]
     return None
 
 

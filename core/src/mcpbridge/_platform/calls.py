@@ -68,23 +68,23 @@ class HookCalls:
         function, names, plugin = impl.function, impl.argnames, impl.plugin_name
         hook = str(getattr(function, "__name__", "hook"))
 
-        def given(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-            values = {**dict(zip(names, args, strict=True)), **kwargs}
+        def given(args: tuple[Any, ...]) -> dict[str, Any]:
+            """pluggy passes an implementation its arguments by position, in `argnames` order."""
             own = self._own(plugin)
-            return {name: own.get(name) if name in OWN else value for name, value in values.items()}
+            return {name: own.get(name) if name in OWN else value for name, value in zip(names, args, strict=True)}
 
-        def call(*args: Any, **kwargs: Any) -> Any:
+        def call(*args: Any) -> Any:
             self._trace(plugin, hook)
             with _blamed(plugin, hook):
-                answer = function(**given(args, kwargs))
+                answer = function(**given(args))
             if self._heard is not None:
                 self._heard[plugin] = answer
             return answer
 
-        def wrap(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+        def wrap(*args: Any) -> Generator[Any, Any, Any]:
             self._trace(plugin, hook)
             with _blamed(plugin, hook):
-                return (yield from cast(Generator[Any, Any, Any], function(**given(args, kwargs))))
+                return (yield from cast(Generator[Any, Any, Any], function(**given(args))))
 
         rebind_hookimpl(impl, wrap if impl.wrapper or impl.hookwrapper else call)
 

@@ -112,10 +112,7 @@ class LocalClaims:
 
     def _expire(self, now: float) -> None:
         """Drop the expired claims at the front (each claim is dropped once: O(1) amortized)."""
-        while self._held:
-            first = next(iter(self._held.values()))
-            if first[1] > now:
-                return
+        while self._held and next(iter(self._held.values()))[1] <= now:
             self._held.popitem(last=False)
 
 

@@ -186,5 +186,4 @@ def _is_sdk_interrupt(item: object) -> TypeGuard[Mapping[str, Any]]:
 
 
 def _kind(item: Interrupt) -> Any:
-    value = item.value
-    return value.get("type") if isinstance(value, Mapping) else None
+    return item.value.get("type") if isinstance(item.value, Mapping) else None
