@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     )
     from mcpbridge._base.terminal import terminal_text as terminal_text
     from mcpbridge._facade.bridge import MCPBridge as MCPBridge
-    from mcpbridge._facade.serve import to_mcp_server as to_mcp_server
+    from mcpbridge._facade.moved import to_mcp_server as to_mcp_server
     from mcpbridge._platform.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
     from mcpbridge._platform.context import (
         BridgeContext as BridgeContext,
@@ -114,7 +114,7 @@ _HOMES = {
         "_base.redaction": "install_log_redaction redact_text redact_url RedactingFilter",
         "_base.terminal": "terminal_text",
         "_facade.bridge": "MCPBridge",
-        "_facade.serve": "to_mcp_server",
+        "_facade.moved": "to_mcp_server",
         "_platform.claims": "ClaimStore LocalClaims",
         "_platform.context": "BridgeContext PluginConfig Stash StashKey",
         "_platform.declaration": "Capability Plugin",
