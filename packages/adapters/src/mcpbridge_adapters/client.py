@@ -45,8 +45,7 @@ class MultiServerMCPClient:
 
     `plugins`, `plugin_settings` and further keyword arguments (`timeout`,
     `on_server_error`, ...) go to the `MCPBridge` underneath; `plugins=None` loads the
-    installed mcpbridge plugins, as `MCPBridge` does. With `on_elicitation`, the client's
-    own plugin (`Answering`) is added to them.
+    installed mcpbridge plugins, as `MCPBridge` does (`on_elicitation` adds its own, `Answering`).
     """
 
     def __init__(
