@@ -12,7 +12,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import serve_http, stdio_config  # noqa: E402
+from mcpbridge.testing import serve_http  # noqa: E402
+from tests.helpers import stdio_config  # noqa: E402
 from tests.servers import basic  # noqa: E402
 
 __all__ = ["ROOT", "basic", "paired_medians", "serve_http", "stdio_config", "tool_call"]

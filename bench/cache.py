@@ -32,7 +32,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.types import CallToolResult, TextContent  # noqa: E402
 
 from mcpbridge import MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest  # noqa: E402
-from tests.conftest import stdio_config  # noqa: E402
+from tests.helpers import stdio_config  # noqa: E402
 
 MISSES = 300
 HITS = 3000

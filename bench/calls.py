@@ -33,10 +33,10 @@ async def measure(server: dict[str, Any], rounds: int) -> tuple[float, float]:
 
 
 async def main(rounds: int) -> int:
-    base, http_server, thread = serve_http(basic.build().streamable_http_app())
+    served = serve_http(basic.build().streamable_http_app())
     servers = {
         "stdio": stdio_config(),
-        "http": {"url": f"{base}/mcp"},
+        "http": {"url": served.url},
         "inproc": {"server": basic.build()},
     }
     ratios: dict[str, float] = {}
@@ -49,8 +49,7 @@ async def main(rounds: int) -> int:
             f"{name:<10}{raw_s * 1e3:>10.3f}{bridge_s * 1e3:>12.3f}{overhead_us:>14.0f}"
             f"{ratios[name]:>8.2f}{TARGETS[name]:>8.2f}"
         )
-    http_server.should_exit = True
-    thread.join(timeout=5)
+    served.stop()
     print(f"bridge/raw stdio: {ratios['stdio']:.2f}  http: {ratios['http']:.2f}  inproc: {ratios['inproc']:.2f}")
     return 0 if all(ratios[k] <= TARGETS[k] for k in TARGETS) else 1
 

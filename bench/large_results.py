@@ -67,12 +67,11 @@ async def bridge_best_of(server: dict[str, Any], sizes: list[int], rounds: dict[
 
 async def main(sizes: list[int], devnull: TextIO) -> int:
     stdio = await bridge_best_of({"command": sys.executable, "args": ARGS, "cwd": str(ROOT)}, sizes, ROUNDS)
-    base, http_server, thread = serve_http(noisy_stdio.build().streamable_http_app())
+    served = serve_http(noisy_stdio.build().streamable_http_app())
     try:
-        http = await bridge_best_of({"url": f"{base}/mcp"}, sizes, ROUNDS)
+        http = await bridge_best_of({"url": served.url}, sizes, ROUNDS)
     finally:
-        http_server.should_exit = True
-        thread.join(timeout=5)
+        served.stop()
     params = StdioServerParameters(command=sys.executable, args=ARGS, cwd=ROOT)
     sdk = await best_of(stdio_client(params, errlog=devnull), SDK_SIZES, ROUNDS)
 
