@@ -47,7 +47,7 @@ class Plugin:
     setting that legacy-protocol servers need); shown in that hint."""
     artifacts: tuple[str, ...] = ()
     """The `type`s of the entries this plugin adds to `request.artifact` (e.g.
-    `("mcpbridge_cache",)`). Hooks see the enabled plugins' union as
+    `("myplugin_status",)`). Hooks see the enabled plugins' union as
     `config.artifact_types`, so a plugin that reports on calls (events) tells them apart from
     the core's own entries and from anything else an interceptor adds."""
 
