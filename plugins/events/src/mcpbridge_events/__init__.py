@@ -9,6 +9,7 @@ from mcpbridge import AddCommand, BridgeContext, Plugin, hookimpl
 from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
 from mcpbridge_events.lifecycle import EVENT_TYPE, LifecycleEvents
 from mcpbridge_events.limits import DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_UPDATES, MIN_TEXT_BYTES, Limits
+from mcpbridge_events.streaming import ToolErrorEvents, stream_transformers
 
 __all__ = [
     "EVENT_TYPE",
@@ -17,7 +18,9 @@ __all__ = [
     "Limits",
     "Settings",
     "ToolCallAssembler",
+    "ToolErrorEvents",
     "ToolProgress",
+    "stream_transformers",
 ]
 
 
@@ -50,7 +53,8 @@ def mcpbridge_commands(add_command: AddCommand) -> None:
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[LifecycleEvents]:
+def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[LifecycleEvents | ToolErrorEvents]:
     limits = Limits(settings.max_updates_per_call, settings.max_text_bytes)
     include = {"include_input": settings.include_input, "include_output": settings.include_output}
-    return [LifecycleEvents(**include, limits=limits, note_types=config.artifact_types)]
+    # ToolErrorEvents inside LifecycleEvents: it sees the same final result (after retries, the cache)
+    return [LifecycleEvents(**include, limits=limits, note_types=config.artifact_types), ToolErrorEvents()]
