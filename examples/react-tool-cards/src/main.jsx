@@ -1,0 +1,101 @@
+// The page: a chat whose tool calls render as cards, with @langchain/react's useStream against
+// LangGraph's server (same origin: the agent's custom app serves this page at /cards/).
+import React, { useEffect, useMemo, useState } from "react";
+import { createRoot } from "react-dom/client";
+import { useChannel, useStream } from "@langchain/react";
+import { ToolCard } from "./cards.jsx";
+import { cardStatus, foldMcpEvents, textOf } from "./mcp-events.js";
+
+const EXAMPLES = [
+  ["Weather and a sum", 'get_forecast {"city": "Oslo"}\nadd {"a": 2, "b": 3}'],
+  ["Divide by zero", 'divide {"a": 1, "b": 0}'],
+  ["Fetch a page", 'fetch_page {"url": "https://example.com/offers"}'],
+  ["Delete a contact", 'delete_contact {"contact_id": "c1"}'],
+  ["Book a table", 'book_table {"party_size": 2}'],
+  ["Research (MCP task)", 'research {"topic": "Oslo winters"}'],
+];
+
+function App() {
+  const stream = useStream({ apiUrl: window.location.origin, assistantId: "agent" });
+  const custom = useChannel(stream, ["custom"]);
+  const mcp = useMemo(() => foldMcpEvents(custom), [custom]);
+  const [text, setText] = useState(EXAMPLES[0][1]);
+
+  const toolMessages = useMemo(() => {
+    const byCall = new Map();
+    for (const message of stream.messages) if (message.type === "tool") byCall.set(message.tool_call_id, message);
+    return byCall;
+  }, [stream.messages]);
+  const toolCalls = useMemo(() => new Map(stream.toolCalls.map((call) => [call.callId, call])), [stream.toolCalls]);
+  const interrupts = useMemo(() => {
+    const byCall = new Map();
+    for (const interrupt of stream.interrupts) {
+      const id = interrupt?.value?.tool_call_id;
+      if (id) byCall.set(id, interrupt);
+    }
+    return byCall;
+  }, [stream.interrupts]);
+
+  useCardLog(stream.toolCalls, toolMessages, mcp, stream.isLoading);
+
+  const send = (event) => {
+    event?.preventDefault();
+    stream.submit({ messages: [{ type: "human", content: text }] });
+  };
+  const answer = (interrupt, response) => stream.respond(response, { interruptId: interrupt.id });
+
+  return (
+    <main data-loading={String(stream.isLoading)}>
+      <h1>mcpbridge tool cards</h1>
+      <form className="composer" onSubmit={send}>
+        <div className="examples">
+          {EXAMPLES.map(([label, prompt]) => (
+            <button type="button" key={label} onClick={() => setText(prompt)}>{label}</button>
+          ))}
+        </div>
+        <textarea id="prompt" value={text} rows={3} onChange={(e) => setText(e.target.value)} />
+        <button id="send" type="submit" disabled={stream.isLoading}>Send</button>
+      </form>
+      {stream.error != null && <p className="run-error">{String(stream.error?.message ?? stream.error)}</p>}
+      <section className="thread">
+        {stream.messages.map((message, index) => {
+          if (message.type === "tool") return null; // shown on its card
+          const asked = message.tool_calls ?? [];
+          return (
+            <div key={message.id ?? index} className={`message ${message.type}`}>
+              {textOf(message.content) && <p className="text">{textOf(message.content)}</p>}
+              {asked.map((asked) => {
+                const call = toolCalls.get(asked.id) ?? { callId: asked.id, name: asked.name, args: asked.args, status: "running" };
+                const { status, error } = cardStatus(call, toolMessages.get(asked.id), mcp.get(asked.id));
+                return (
+                  <ToolCard key={asked.id} call={call} status={status} error={error} mcp={mcp.get(asked.id)}
+                    interrupt={interrupts.get(asked.id)} onAnswer={answer} />
+                );
+              })}
+            </div>
+          );
+        })}
+      </section>
+    </main>
+  );
+}
+
+/** Each card's history for tests and debugging (`window.__cards`): every status it showed,
+ * what the hook said, and the most calls running at once. */
+function useCardLog(hookCalls, toolMessages, mcp, isLoading) {
+  useEffect(() => {
+    const log = (window.__cards ??= { history: {}, maxRunning: 0 });
+    let running = 0;
+    for (const call of hookCalls) {
+      const { status } = cardStatus(call, toolMessages.get(call.callId), mcp.get(call.callId));
+      if (status === "running") running += 1;
+      const seen = (log.history[call.callId] ??= []);
+      const entry = `${status}|hook:${call.status}|${mcp.get(call.callId)?.message ?? ""}`;
+      if (seen[seen.length - 1] !== entry) seen.push(entry);
+    }
+    log.maxRunning = Math.max(log.maxRunning, running);
+    log.loading = isLoading;
+  }, [hookCalls, toolMessages, mcp, isLoading]);
+}
+
+createRoot(document.getElementById("root")).render(<App />);
