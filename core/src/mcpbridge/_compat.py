@@ -15,11 +15,13 @@ from collections.abc import Callable, Mapping
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
+# pluggy's entry is apart, so that the plugin host (and `mcpbridge plugins`) loads without mcp or LangChain:
+from mcpbridge._compat_pluggy import rebind_hookimpl as rebind_hookimpl
+
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from mcp.client.session import ClientSession
     from mcp.os.win32.utilities import ServerProcess
-    from pluggy import HookImpl
 
 
 def removed(distribution: str, name: str) -> str:
@@ -85,16 +87,6 @@ def answers_given(configurable: Mapping[str, Any]) -> int:
     and `get_null_resume` are how `interrupt()` itself finds them."""
     scratchpad = configurable[CONFIG_KEY_SCRATCHPAD]
     return len(scratchpad.resume) + (scratchpad.get_null_resume(False) is not None)
-
-
-# -- pluggy ---------------------------------------------------------------------------
-
-
-def rebind_hookimpl(impl: HookImpl, function: Callable[..., Any]) -> None:
-    """Makes pluggy call `function` for `impl`. pluggy passes every implementation of a hook
-    the same arguments, and ours differ per plugin (its own `settings`); `HookImpl.function`
-    is a plain slot that pluggy annotates `Final` for its own code, so it is set past that."""
-    object.__setattr__(impl, "function", function)
 
 
 # -- langchain-core -------------------------------------------------------------------

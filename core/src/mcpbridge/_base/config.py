@@ -11,10 +11,9 @@ import tomllib
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
-import httpx2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mcpbridge._base.bounds import (
@@ -28,6 +27,11 @@ from mcpbridge._base.bounds import (
 from mcpbridge._base.errors import ConfigError, validation_problems
 from mcpbridge._base.httpfields import header_problem, value_problem
 from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
+
+if TYPE_CHECKING:
+    from httpx2 import AsyncClient as HTTPClient, Auth as HTTPAuth
+else:  # httpx2 takes 0.2 s to import: the validators below check these when one is given
+    HTTPAuth = HTTPClient = Any
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 MODERN_PROTOCOL = "2026-07-28"
@@ -59,10 +63,10 @@ class ServerConfig(BaseModel):
     transport: Transport = "http"
     """Given only for `url` servers ("http", the default, or "sse"); otherwise filled in."""
     headers: dict[str, str] = Field(default_factory=dict)
-    auth: httpx2.Auth | None = None
+    auth: HTTPAuth | None = None
     """An httpx2 `Auth` for a `url` server's HTTP client (an import string "module:attr" names
     one, or a zero-argument factory of one, called once when the config loads)."""
-    http_client: Callable[..., httpx2.AsyncClient] | None = None
+    http_client: Callable[..., HTTPClient] | None = None
     """`(headers=, timeout=, auth=) -> httpx2.AsyncClient` (or an import string naming it):
     the HTTP client of a `url` server, for TLS, proxies, mTLS."""
     server: Any = Field(default=None, exclude=True)
@@ -91,7 +95,11 @@ class ServerConfig(BaseModel):
     @classmethod
     def _auth_object(cls, value: Any) -> Any:
         value = _imported(value, "auth")
-        if value is None or isinstance(value, httpx2.Auth):
+        if value is None:
+            return value
+        import httpx2
+
+        if isinstance(value, httpx2.Auth):
             return value
         if callable(value):
             try:

@@ -24,22 +24,44 @@ An error's text goes everywhere (the model's ToolMessage, spans, events, logs, t
 often quotes a server (its stderr, its error message): so it is made safe once, here, when
 the error is built: cut to `MAX_MESSAGE_CHARS`, then cleared of URL credentials and of every
 secret the bridges of this process know (`mcpbridge._base.redaction.outward_text`).
+
+The `ToolCallError` branch lives in `mcpbridge._base.tool_errors` and is importable from
+here too; the rest needs no LangChain.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
-
-from langchain_core.tools import ToolException
 
 from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
 
 if TYPE_CHECKING:
-    from typing import Self
-
     from pydantic import ValidationError
 
-    from mcpbridge._base.pipeline import ToolCallRequest
+    from mcpbridge._base.tool_errors import (
+        CannotPauseError as CannotPauseError,
+        InvalidHeader as InvalidHeader,
+        InvalidToolArguments as InvalidToolArguments,
+        MCPToolError as MCPToolError,
+        ServerConnectionError as ServerConnectionError,
+        ToolCallError as ToolCallError,
+        ToolTimeoutError as ToolTimeoutError,
+    )
+
+TOOL_ERRORS = frozenset(
+    {
+        "ToolCallError",
+        "InvalidToolArguments",
+        "InvalidHeader",
+        "CannotPauseError",
+        "MCPToolError",
+        "ToolTimeoutError",
+        "ServerConnectionError",
+    }
+)
+"""The `ToolCallError` branch, in `tool_errors` (it is a LangChain `ToolException`): imported
+from here on first use, so that the plugin host and the CLI load without LangChain."""
 
 MAX_MESSAGE_CHARS = 2 * MAX_QUOTED_CHARS
 """The longest error text: the bridge's own words and a quoted server text or two."""
@@ -99,89 +121,6 @@ class ClaimStoreError(MCPBridgeError):
     same resume can be sent again once the store is reachable."""
 
 
-class ToolCallError(MCPBridgeError, ToolException):
-    """One tool call failed; the agent gets an error ToolMessage with this message.
-
-    `server_name` and `name` (the server's own tool name) say which call; either may be None
-    for a failure that is not about one tool (listing a server's tools)."""
-
-    def __init__(self, message: str, *, server_name: str | None = None, name: str | None = None) -> None:
-        super().__init__(message)
-        self.server_name = server_name
-        self.name = name
-
-    @classmethod
-    def about(cls, request: ToolCallRequest, problem: str) -> Self:
-        """`MCP tool 'name' on server 'server' <problem>`, naming the call's server and tool."""
-        return cls(
-            f"MCP tool {request.name!r} on server {request.server_name!r} {problem}",
-            server_name=request.server_name,
-            name=request.name,
-        )
-
-    def message(self) -> str:
-        """The text the model reads: the message and any notes added on the way out."""
-        notes = getattr(self, "__notes__", ())
-        return error_text(f"{self} ({'; '.join(notes)})") if notes else str(self)
-
-
-class InvalidToolArguments(ToolCallError):
-    """The arguments do not match the tool's input schema (or cannot travel); the server was
-    not called."""
-
-
-class InvalidHeader(ToolCallError):
-    """A header of this call cannot be sent (RFC 9110 name or value rules); the server was not
-    called and the shared session is untouched. The message names the header, never its value."""
-
-    def __init__(self, server_name: str, header: str, problem: str) -> None:
-        super().__init__(f"server {server_name!r}: {problem}; the server was not called", server_name=server_name)
-        self.header = header
-
-
-class CannotPauseError(ToolCallError):
-    """A call needed a person's answer but the run cannot pause; the call was not made."""
-
-
-class MCPToolError(ToolCallError):
-    """The server answered a tool call with `isError: true`; `.result` is its `CallToolResult`."""
-
-    def __init__(
-        self, message: str, result: Any = None, *, server_name: str | None = None, name: str | None = None
-    ) -> None:
-        super().__init__(message, server_name=server_name, name=name)
-        self.result = result
-
-
-class ToolTimeoutError(ToolCallError, TimeoutError):
-    """A tool call did not answer within its time limit."""
-
-    def __init__(self, server_name: str, name: str, limit: float) -> None:
-        super().__init__(
-            f"MCP tool {name!r} on server {server_name!r} timed out after {limit:g} s "
-            "(raise `timeout` for this server in the config, or pass a larger per-call timeout)",
-            server_name=server_name,
-            name=name,
-        )
-        self.limit = limit
-
-
-class ServerConnectionError(ToolCallError, ConnectionError):
-    """A server could not be reached, or its connection broke during a call.
-
-    `sent` says whether the request may have reached the server: False when the session
-    could not even be opened, so retrying cannot run a tool twice."""
-
-    def __init__(
-        self, server_name: str, cause: BaseException | str, *, name: str | None = None, sent: bool = True
-    ) -> None:
-        where = f"tool {name!r} on server {server_name!r}" if name else f"server {server_name!r}"
-        reason = cause if isinstance(cause, str) else describe(cause)
-        super().__init__(f"MCP {where} is unreachable: {reason}", server_name=server_name, name=name)
-        self.cause = outward_text(cause) if isinstance(cause, str) else cause
-        self.sent = sent
-
-
 def validation_problems(exc: ValidationError, *, unknown_key: str = "unknown key") -> list[tuple[str, str]]:
     """What pydantic found wrong, as (dotted key, message) pairs for a `ConfigError`: the
     message without pydantic's "Value error, " prefix, and `unknown_key` for a key the model
@@ -201,3 +140,9 @@ def describe(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text
+
+
+def __getattr__(name: str) -> Any:
+    if name in TOOL_ERRORS:
+        return getattr(importlib.import_module("mcpbridge._base.tool_errors"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

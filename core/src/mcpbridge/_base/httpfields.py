@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from mcpbridge._base.errors import InvalidHeader
+if TYPE_CHECKING:
+    from mcpbridge._base.tool_errors import InvalidHeader
 
 _NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _VALUE = re.compile(r"(?:[\x21-\x7e](?:[\x20\x09\x21-\x7e]*[\x21-\x7e])?)?")
@@ -62,13 +64,21 @@ def check_headers(server: str, headers: Mapping[str, str]) -> None:
     good = _good_names
     for name, value in headers.items():
         if name not in good and not _remember(name):
-            raise InvalidHeader(server, str(name), header_problem(name) or "invalid header name")
+            raise _invalid(server, str(name), header_problem(name) or "invalid header name")
         # Fast path in C: visible ASCII and spaces, no space at either end (strip returns the
         # same object when it removes nothing). Tabs inside a value take the regex.
         if type(value) is str and value.isascii() and value.isprintable() and value.strip(" ") is value:
             continue
         if type(value) is not str or _VALUE_MATCH(value) is None:
-            raise InvalidHeader(server, name, header_problem(name, value) or "invalid header value")
+            raise _invalid(server, name, header_problem(name, value) or "invalid header value")
+
+
+def _invalid(server: str, name: str, problem: str) -> InvalidHeader:
+    """The error for a header that cannot be sent, imported on this path only: it is a
+    LangChain `ToolException`, which the config (these rules' other user) need not load."""
+    from mcpbridge._base.tool_errors import InvalidHeader
+
+    return InvalidHeader(server, name, problem)
 
 
 _good_names: set[str] = set()

@@ -1,8 +1,9 @@
-"""`mcpbridge plugins | tools | call` and the sub-commands that plugins add
-(`mcpbridge_commands`).
+"""`mcpbridge plugins | tools | call` and the sub-commands that plugins declare (see
+`commands`).
 
 Imports stay inside the commands: `import mcp` and LangGraph take seconds, and
-`mcpbridge --help` should not.
+`mcpbridge --help`, `--version` and `plugins` should not (tests/core/test_cli_imports.py
+pins what they import).
 
 Everything a command prints from a server (names, descriptions, annotations, results, the
 errors that quote them) goes through `_shown` (`mcpbridge.terminal_text`), so a server
@@ -22,12 +23,12 @@ from typing import Any
 
 from mcpbridge._base.errors import MCPBridgeError, PluginError
 from mcpbridge._base.terminal import terminal_text as _shown
-from mcpbridge._platform.hookspecs import AddCommand
+from mcpbridge._facade.commands import GROUP, add_plugin_commands, declared
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
+    parser = _parser(next((arg for arg in args if not arg.startswith("-")), None))
     options = parser.parse_args(args)
     if not hasattr(options, "run"):
         parser.print_help()
@@ -42,8 +43,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mcpbridge", description="MCP server tools for LangChain / LangGraph agents.")
+def _parser(wanted: str | None) -> argparse.ArgumentParser:
+    """The command line, with the plugin command `wanted` (the one to run) loaded."""
+    from importlib.metadata import version
+
+    parser = argparse.ArgumentParser(
+        prog="mcpbridge",
+        description="MCP server tools for LangChain / LangGraph agents.",
+        epilog="Plugins declare their commands in the entry-point group "
+        f'"{GROUP}"; the commands of the deprecated `mcpbridge_commands` hook run but are not listed.',
+    )
+    parser.add_argument("--version", action="version", version=f"mcpbridge {version('mcpbridge')}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     def command(name: str, run: Callable[[argparse.Namespace], int | None], help: str) -> argparse.ArgumentParser:
@@ -62,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("server")
     call.add_argument("tool", help="the server's own (unprefixed) tool name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
-    _add_plugin_commands(command)
+    add_plugin_commands(command, wanted, set(commands.choices))
     return parser
 
 
@@ -91,8 +101,14 @@ def _plugins(options: argparse.Namespace) -> int:
     rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
     chain = [*host.order, CLAIMING]  # as `bridge.chain`: the core's own layer is innermost
     stores = [info.name for info in rows if info.enabled and "mcpbridge_claim_store" in info.hooks]
+    commands: dict[str | None, list[str]] = {}
+    for ep in declared():
+        commands.setdefault(ep.dist.name if ep.dist else None, []).append(ep.name)
     if options.json:
-        plugins = [{**info.as_dict(), "status": status.get(info.name)} for info in rows]
+        plugins = [
+            {**info.as_dict(), "commands": commands.get(info.distribution, []), "status": status.get(info.name)}
+            for info in rows
+        ]
         core = {CLAIMING: {"claim_store_from": stores[0] if stores else None}}
         print(json.dumps({"chain": chain, "core_layers": core, "plugins": plugins}, indent=2))
         return 0
@@ -104,7 +120,8 @@ def _plugins(options: argparse.Namespace) -> int:
         hooks = ", ".join(h.removeprefix("mcpbridge_") for h in info.hooks) or "-"
         origin = f"{info.distribution or '(object)'} {info.version or ''}"
         answers = f"  answers: {', '.join(info.declared.answers)}" if info.declared and info.declared.answers else ""
-        print(f"{where:>3} {info.name:<14} {origin}  [{state}]  hooks: {hooks}{answers}")
+        adds = f"  commands: {', '.join(commands[info.distribution])}" if info.distribution in commands else ""
+        print(f"{where:>3} {info.name:<14} {origin}  [{state}]  hooks: {hooks}{answers}{adds}")
         if info.name in status:
             print(f"    {status[info.name]}")
     print("chain (outermost first): " + " → ".join(chain) + " → server")
@@ -174,18 +191,6 @@ def _redacted(text: str) -> str:
 def _first_line(text: str | None) -> str:
     """The first line of a server's description, shown safely."""
     return _shown(text.strip().splitlines()[0]) if text and text.strip() else ""
-
-
-def _add_plugin_commands(add_command: AddCommand) -> None:
-    """Sub-commands of the installed plugins (`mcpbridge_commands`). A plugin that cannot
-    even load is reported once and left out, so the built-in commands keep working."""
-    from mcpbridge._base.config import Settings
-    from mcpbridge._platform.plugins import PluginHost
-
-    try:
-        PluginHost(Settings()).commands(add_command)
-    except MCPBridgeError as exc:
-        print(f"mcpbridge: warning: plugin commands are unavailable: {exc}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -33,11 +33,13 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from mcpbridge._base.errors import ClaimStoreError, ResumeConflictError, ServerConnectionError, describe
-from mcpbridge._base.pipeline import Resumed, ToolCallHandler, ToolCallInterceptor, ToolCallRequest
+from mcpbridge._base.errors import ClaimStoreError, ResumeConflictError, describe
 from mcpbridge._base.redaction import redact_text
+
+if TYPE_CHECKING:
+    from mcpbridge._base.pipeline import Resumed, ToolCallHandler, ToolCallInterceptor, ToolCallRequest
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +142,7 @@ def note_resumed(request: ToolCallRequest, configurable: Mapping[str, Any], answ
 def claiming(store: ClaimStore) -> ToolCallInterceptor:
     """The claiming layer: a call marked as resumed (`request.resumed`) claims its execution
     in `store` before it is sent; a call that never paused goes straight through."""
+    from mcpbridge._base.tool_errors import ServerConnectionError  # a bridge's, not the plugin host's
 
     async def claim(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         mark = request.resumed

@@ -11,20 +11,23 @@ import types
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 from pydantic import BaseModel, ValidationError
 
 from mcpbridge._base.config import ServerConfig, Settings
 from mcpbridge._base.errors import ConfigError, PluginError, validation_problems
-from mcpbridge._base.pipeline import ToolCallInterceptor, env_flag
+from mcpbridge._base.flags import env_flag
 from mcpbridge._platform import hookspecs
 from mcpbridge._platform.calls import EACH_OWN, HookCalls
 from mcpbridge._platform.claims import ClaimStore
 from mcpbridge._platform.context import BridgeContext
 from mcpbridge._platform.declaration import DECLARATION, Capability, Plugin, declaration_of
 from mcpbridge._platform.ordering import chain_order
+
+if TYPE_CHECKING:
+    from mcpbridge._base.pipeline import ToolCallInterceptor
 
 logger = logging.getLogger(__name__)
 

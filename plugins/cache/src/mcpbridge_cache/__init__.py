@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 
-from mcpbridge import AddCommand, BridgeContext, ConfigError, MCPBridge, Plugin, PluginError, hookimpl
+from mcpbridge import BridgeContext, ConfigError, MCPBridge, Plugin, PluginError, hookimpl
 from mcpbridge_cache.interceptor import ARTIFACT_TYPE, CacheInterceptor
 from mcpbridge_cache.keys import KeyBuilder
 from mcpbridge_cache.policy import Policy
@@ -94,14 +94,6 @@ async def mcpbridge_teardown(interceptors: Sequence[CacheInterceptor]) -> None:
     """Release the stores' connections (Redis clients reconnect if the bridge opens again)."""
     for interceptor in interceptors:
         await interceptor.store.aclose()
-
-
-@hookimpl
-def mcpbridge_commands(add_command: AddCommand) -> None:
-    """`mcpbridge cache clear [--server S] [--tool T]`."""
-    from mcpbridge_cache.cli import add
-
-    add(add_command)
 
 
 def interceptors_of(bridge: MCPBridge) -> list[CacheInterceptor]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import argparse
 
-from mcpbridge import AddCommand, hookimpl
+from mcpbridge import AddCommand
 
 
-@hookimpl
-def mcpbridge_commands(add_command: AddCommand) -> None:
+def add_commands(add_command: AddCommand) -> None:
+    """`mcpbridge demo` (declared in the entry-point group `mcpbridge.commands`)."""
     demo = add_command("demo", _run, "run the demo: sample servers and an agent, every installed plugin at work")
     demo.add_argument("--yes", action="store_true", help="approve every approval question")
     demo.add_argument("--model", help="use a real model through init_chat_model, e.g. openai:gpt-4.1-mini")

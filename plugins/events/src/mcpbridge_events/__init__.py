@@ -45,8 +45,8 @@ class Settings(BaseModel):
 mcpbridge_plugin = Plugin(settings=Settings, position=10)
 
 
-@hookimpl
-def mcpbridge_commands(add_command: AddCommand) -> None:
+def add_commands(add_command: AddCommand) -> None:
+    """`mcpbridge inspect` (declared in the entry-point group `mcpbridge.commands`)."""
     from mcpbridge_events.inspector import add_inspect_arguments, run_inspect
 
     add_inspect_arguments(add_command("inspect", run_inspect, "serve the live tool-call inspector with a demo agent"))

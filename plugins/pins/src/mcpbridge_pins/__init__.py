@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcpbridge import AddCommand, BridgeContext, MCPBridge, Plugin, PluginError, StashKey, hookimpl
+from mcpbridge import BridgeContext, MCPBridge, Plugin, PluginError, StashKey, hookimpl
 from mcpbridge_pins.review import HeldTool, ToolDefinitions
 from mcpbridge_pins.settings import Settings
 
@@ -39,13 +39,6 @@ def mcpbridge_status(settings: Settings, config: BridgeContext) -> str:
         return "pins no tool: changed definitions are logged and read as cautiously as before (set `pin_tools`)"
     servers = "every server" if settings.pin_tools is True else ", ".join(settings.pin_tools or ())
     return f"pins the tools of {servers} in {settings.path(config.source)}"
-
-
-@hookimpl
-def mcpbridge_commands(add_command: AddCommand) -> None:
-    from mcpbridge_pins.cli import add
-
-    add(add_command)
 
 
 def held_tools(bridge: MCPBridge) -> tuple[HeldTool, ...]:

@@ -21,7 +21,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from mcp.client.session import ClientSession
 from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate
 
-from mcpbridge import AddCommand, MCPBridge, hookimpl
+from mcpbridge import MCPBridge
 from mcpbridge_resources.convert import all_prompts, all_resource_templates, all_resources, to_blobs, to_messages
 
 __all__ = ["get_prompt", "get_resources", "list_prompts", "list_resource_templates", "list_resources"]
@@ -73,11 +73,3 @@ def _reader(uri: str) -> Callable[[ClientSession], Awaitable[ReadResourceResult]
         return session.read_resource(uri)
 
     return read
-
-
-@hookimpl
-def mcpbridge_commands(add_command: AddCommand) -> None:
-    """`mcpbridge resources [SERVER] [--read URI]` and `mcpbridge prompts [SERVER]`."""
-    from mcpbridge_resources.cli import add
-
-    add(add_command)

@@ -1,0 +1,114 @@
+"""The sub-commands that plugins add to `mcpbridge`, declared in entry-point metadata so that
+`mcpbridge --help` lists them without importing any plugin:
+
+    [project.entry-points."mcpbridge.commands"]
+    resources = "mcpbridge_resources.cli:add"
+    prompts = "mcpbridge_resources.cli:add"
+
+Each name is a command; its `module:function` is called as `function(add_command)` (an
+`AddCommand`) only when that command runs (or shows its own `--help`), and adds it (it may
+add the others of the same function too). `--help` shows a declared command with its
+distribution's name.
+
+The `mcpbridge_commands` hook is deprecated: the plugins are loaded to ask it only for a
+command that no entry point declares (so `mcpbridge <its command>` still runs), and
+`--help` does not list its commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import sys
+import warnings
+from typing import TYPE_CHECKING
+
+from mcpbridge._base.errors import MCPBridgeError, PluginError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mcpbridge._platform.hookspecs import AddCommand
+
+    Run = Callable[[argparse.Namespace], "int | None"]
+    AddFunction = Callable[[AddCommand], None]
+
+GROUP = "mcpbridge.commands"
+"""The entry-point group where a distribution declares its `mcpbridge` sub-commands."""
+
+
+def declared() -> list[importlib.metadata.EntryPoint]:
+    """Every installed distribution's declared commands."""
+    return sorted(importlib.metadata.entry_points(group=GROUP), key=lambda ep: ep.name)
+
+
+def add_plugin_commands(add_command: AddCommand, wanted: str | None, taken: set[str]) -> None:
+    """Add the declared commands to the parser: the one `wanted` (the command being run) by
+    its plugin's own function, the others by name and summary only. A command that `taken`
+    (the built-in ones) and no entry point names is asked of the deprecated hook. A broken
+    plugin is reported and left out, so the other commands keep working."""
+    try:
+        entries = declared()
+        running = next((ep for ep in entries if ep.name == wanted), None)
+        added: set[str] = set()
+        if running is not None:
+
+            def add(name: str, run: Run, help: str) -> argparse.ArgumentParser:
+                added.add(name)
+                return add_command(name, run, help)
+
+            _load(running)(add)
+        for ep in entries:
+            if not (ep.name in added and running is not None and ep.value == running.value):
+                parser = add_command(ep.name, _unloaded(ep), _summary(ep))
+                parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+        if wanted is not None and running is None and wanted not in taken:
+            _from_hook(add_command, {ep.name for ep in entries})
+    except MCPBridgeError as exc:
+        print(f"mcpbridge: warning: plugin commands are unavailable: {exc}", file=sys.stderr)
+
+
+def _load(ep: importlib.metadata.EntryPoint) -> AddFunction:
+    try:
+        function: AddFunction = ep.load()
+    except Exception as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+        raise PluginError(f"the command {ep.name!r} of {_origin(ep)} cannot be loaded: {problem}") from exc
+    return function
+
+
+def _unloaded(ep: importlib.metadata.EntryPoint) -> Run:
+    """The `run` of a declared command that its function did not add when it was loaded."""
+
+    def run(options: argparse.Namespace) -> int:
+        raise PluginError(f"{_origin(ep)} declares the command {ep.name!r} ({GROUP}), but {ep.value} did not add it")
+
+    return run
+
+
+def _summary(ep: importlib.metadata.EntryPoint) -> str:
+    return f"from {_origin(ep)} (its help: mcpbridge {ep.name} --help)"
+
+
+def _origin(ep: importlib.metadata.EntryPoint) -> str:
+    return ep.dist.name if ep.dist is not None else f"entry point {ep.value}"
+
+
+def _from_hook(add_command: AddCommand, declared_names: set[str]) -> None:
+    """The commands of plugins that still add them through the `mcpbridge_commands` hook; a
+    name their entry points also declare is left to the declaration."""
+    from mcpbridge._base.config import Settings
+    from mcpbridge._platform.plugins import PluginHost
+
+    def add_once(name: str, run: Run, help: str) -> argparse.ArgumentParser:
+        if name in declared_names:
+            return argparse.ArgumentParser(add_help=False)
+        warnings.warn(
+            f"the command {name!r} comes from the deprecated `mcpbridge_commands` hook: declare it in the "
+            f'entry-point group "{GROUP}" (docs/hooks.md)',
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return add_command(name, run, help)
+
+    PluginHost(Settings()).commands(add_once)
