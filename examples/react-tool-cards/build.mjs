@@ -1,13 +1,16 @@
 // Builds the page into dist/ with esbuild: one bundle (React, @langchain/react and their
 // dependencies, from node_modules as package-lock.json pins them), no CDN at run time.
+// `node build.mjs [OUTDIR]` (default dist/, which the agent's webapp.py serves at /cards/).
 import { build } from "esbuild";
 import { copyFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
 
-await mkdir("dist", { recursive: true });
+const outdir = process.argv[2] ?? "dist";
+await mkdir(outdir, { recursive: true });
 await build({
   entryPoints: ["src/main.jsx"],
   bundle: true,
-  outfile: "dist/app.js",
+  outfile: join(outdir, "app.js"),
   format: "iife",
   platform: "browser",
   target: "es2022",
@@ -17,6 +20,5 @@ await build({
   define: { "process.env.NODE_ENV": '"production"' },
   logLevel: "warning",
 });
-await copyFile("index.html", "dist/index.html");
-await copyFile("style.css", "dist/style.css");
-console.log("built dist/ (open http://127.0.0.1:2024/cards/ under `langgraph dev`)");
+for (const file of ["index.html", "style.css"]) await copyFile(file, join(outdir, file));
+console.log(`built ${outdir}/ (under \`langgraph dev\` in agent/: http://127.0.0.1:2024/cards/)`);
