@@ -4,6 +4,10 @@ whose tools are this worker process's MCP tools (mcp_tools.py).
 The model is `AGENT_MODEL`: any `init_chat_model` name (e.g. `openai:gpt-4.1-mini`), or
 `offline` (the default) for a stand-in that needs no API key. No checkpointer here: the
 server brings its own, which the approval plugin's interrupts need.
+
+`stream_transformers` (read by the server from this module) lets the events plugin's events
+reach front ends on LangGraph's event-streaming protocol v2, such as @langchain/react's
+`useStream`, which otherwise never get the `custom` stream.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ from langchain.agents import create_agent
 from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 from mcp_tools import tools
+from mcpbridge_events import stream_transformers
+
+__all__ = ["graph", "stream_transformers"]
 
 
 def model() -> BaseChatModel:
