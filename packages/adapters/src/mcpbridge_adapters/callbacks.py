@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from mcp.client.session import ElicitationFnT, LoggingFnT
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import ElicitRequestParams, ElicitResult, LoggingMessageNotificationParams
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
@@ -25,9 +27,12 @@ __all__ = [
     "Callbacks",
     "ElicitRequestParams",
     "ElicitationCallback",
+    "ElicitationFnT",
+    "LoggingFnT",
     "LoggingMessageCallback",
     "LoggingMessageNotificationParams",
     "ProgressCallback",
+    "ProgressFnT",
 ]
 
 
@@ -59,12 +64,41 @@ class ElicitationCallback(Protocol):
 
 
 @dataclass
+class _MCPCallbacks:
+    """The callbacks in the mcp SDK's shapes (`ClientSession(logging_callback=...)`,
+    `call_tool(progress_callback=...)`), told their `CallbackContext`."""
+
+    logging_callback: LoggingFnT | None = None
+    progress_callback: ProgressFnT | None = None
+    elicitation_callback: ElicitationFnT | None = None
+
+
+@dataclass
 class Callbacks:
     """Callbacks for the client (`MultiServerMCPClient(callbacks=Callbacks(...))`)."""
 
     on_logging_message: LoggingMessageCallback | None = None
     on_progress: ProgressCallback | None = None
     on_elicitation: ElicitationCallback | None = None
+
+    def to_mcp_format(self, *, context: CallbackContext) -> _MCPCallbacks:
+        """These callbacks as the mcp SDK calls them, with `context` as the last argument."""
+        on_log, on_progress, on_elicitation = self.on_logging_message, self.on_progress, self.on_elicitation
+
+        async def logging_callback(params: LoggingMessageNotificationParams) -> None:
+            await on_log(params, context)  # type: ignore[misc]
+
+        async def progress_callback(progress: float, total: float | None, message: str | None) -> None:
+            await on_progress(progress, total, message, context)  # type: ignore[misc]
+
+        async def elicitation_callback(mcp_context: Any, params: ElicitRequestParams) -> ElicitResult:
+            return await on_elicitation(mcp_context, params, context)  # type: ignore[misc]
+
+        return _MCPCallbacks(
+            logging_callback=logging_callback if on_log is not None else None,
+            progress_callback=progress_callback if on_progress is not None else None,
+            elicitation_callback=elicitation_callback if on_elicitation is not None else None,  # type: ignore[arg-type]
+        )
 
     def interceptor(self) -> Any:
         """The interceptor that hands a call's progress and log events to the callbacks."""

@@ -5,30 +5,37 @@ client.aclose()` or `async with client:`), mcpbridge plugins run on every call."
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any
 
-import mcpbridge_resources
 from langchain_core.documents.base import Blob
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import BaseTool
 from mcp import ClientSession
 
-from mcpbridge import MCPBridge, MCPTool, ServerInfo
+from mcpbridge import MCPBridge, MCPTool
 from mcpbridge_adapters.answering import Answering
-from mcpbridge_adapters.callbacks import Callbacks
-from mcpbridge_adapters.interceptors import ToolCallInterceptor, speaking_legacy
+from mcpbridge_adapters.bridged import DropInLayer, bridged_tool
+from mcpbridge_adapters.callbacks import CallbackContext, Callbacks
+from mcpbridge_adapters.config import server_config
+from mcpbridge_adapters.handles import SESSIONS, ClientServer
+from mcpbridge_adapters.interceptors import ToolCallInterceptor
+from mcpbridge_adapters.prompts import load_mcp_prompt
+from mcpbridge_adapters.resources import load_mcp_resources
+from mcpbridge_adapters.server_info import LegacyInitializeResult, session_result
 from mcpbridge_adapters.sessions import (
     Connection,
     SSEConnection,
     StdioConnection,
     StreamableHttpConnection,
     WebsocketConnection,
-    server_config,
+    create_session,
 )
-from mcpbridge_adapters.tools import SESSIONS, adapt
+from mcpbridge_adapters.tools import load_mcp_tools
 
 __all__ = [
     "Callbacks",
@@ -38,6 +45,8 @@ __all__ = [
     "StreamableHttpConnection",
     "WebsocketConnection",
 ]
+
+logger = logging.getLogger(__name__)
 
 
 class MultiServerMCPClient:
@@ -65,19 +74,18 @@ class MultiServerMCPClient:
         self.tool_interceptors = list(tool_interceptors or [])
         self.tool_name_prefix = tool_name_prefix
         self.handle_tool_errors = handle_tool_errors
-        listening, on_elicitation = self.callbacks.interceptor(), self.callbacks.on_elicitation
+        on_elicitation = self.callbacks.on_elicitation
         if on_elicitation is not None:
             answering = Answering(on_elicitation, lambda server: self.bridge.calls_in_flight(server))
             plugins = [*(["*"] if plugins is None else plugins), answering]
         self.bridge = MCPBridge(
             {name: server_config(name, connection) for name, connection in self.connections.items()},
-            interceptors=[*([listening] if listening else []), *map(speaking_legacy, self.tool_interceptors)],
+            interceptors=[DropInLayer()],
             plugins=plugins,
-            tool_name_prefix=tool_name_prefix,
             plugin_settings=plugin_settings,
             **options,
         )
-        self._adapted: dict[int, tuple[MCPTool, BaseTool]] = {}
+        self._adapted: dict[tuple[Any, ...], tuple[MCPTool, BaseTool]] = {}
 
     async def __aenter__(self) -> MultiServerMCPClient:
         await self.bridge.__aenter__()
@@ -99,54 +107,120 @@ class MultiServerMCPClient:
             )
 
     async def get_tools(self, *, server_name: str | None = None) -> list[BaseTool]:
-        """The tools of every server, or of `server_name`."""
+        """The tools of every server, or of `server_name`. Without `tool_name_prefix`, a name
+        two servers offer appears twice (an agent keeps the last), with a warning."""
         if server_name is not None:
             self._known(server_name)
-        tools = await self.bridge.list_tools(servers=None if server_name is None else [server_name])
-        return [self._adapt(tool) for tool in tools]
+        names = list(self.connections) if server_name is None else [server_name]
+        listed = await asyncio.gather(
+            *(
+                load_mcp_tools(
+                    ClientServer(self, name),  # type: ignore[arg-type]
+                    callbacks=self.callbacks,
+                    tool_interceptors=self.tool_interceptors,
+                    server_name=name,
+                    tool_name_prefix=self.tool_name_prefix,
+                    handle_tool_errors=self.handle_tool_errors,
+                )
+                for name in names
+            )
+        )
+        tools = [tool for found in listed for tool in found]
+        for name, count in Counter(tool.name for tool in tools).items():
+            if count > 1:
+                logger.warning(
+                    "%d servers offer a tool named %r: an agent given all of them keeps the last; "
+                    "set tool_name_prefix=True to tell them apart",
+                    count,
+                    name,
+                )
+        return tools
 
-    def _adapt(self, tool: MCPTool) -> BaseTool:
-        known = self._adapted.get(id(tool))
-        if known is None or known[0] is not tool:
-            known = (tool, adapt(tool, handle_tool_errors=self.handle_tool_errors))
-            self._adapted[id(tool)] = known
-        return known[1]
+    async def bridged_tools(
+        self,
+        server_name: str,
+        *,
+        callbacks: Callbacks | None,
+        tool_interceptors: Sequence[ToolCallInterceptor],
+        tool_name_prefix: bool,
+        handle_tool_errors: bool,
+    ) -> list[BaseTool]:
+        """The tools of `server_name` on its shared session, built once per listing and settings."""
+        self._known(server_name)
+        if callbacks is not None and callbacks.on_elicitation not in (None, self.callbacks.on_elicitation):
+            raise ValueError(
+                "callbacks.on_elicitation: a shared session answers elicitation with the client's callbacks; "
+                "pass it to MultiServerMCPClient(callbacks=Callbacks(on_elicitation=...))"
+            )
+        settings = (tuple(map(id, tool_interceptors)), id(callbacks), tool_name_prefix, handle_tool_errors)
+        tools = []
+        for tool in await self.bridge.list_tools(servers=[server_name]):
+            key = (id(tool), *settings)
+            known = self._adapted.get(key)
+            if known is None or known[0] is not tool:
+                name = f"{server_name}_{tool.binding.tool.name}" if tool_name_prefix else tool.binding.tool.name
+                adapted = bridged_tool(
+                    tool,
+                    name=name,
+                    interceptors=tuple(tool_interceptors),
+                    callbacks=callbacks,
+                    handle_tool_errors=handle_tool_errors,
+                )
+                known = self._adapted[key] = (tool, adapted)
+            tools.append(known[1])
+        return tools
 
     @asynccontextmanager
     async def session(self, server_name: str, *, auto_initialize: bool = True) -> AsyncIterator[ClientSession]:
-        """The server's live, initialized mcp `ClientSession` (shared: it stays open after
-        the block; `auto_initialize` is accepted and has nothing to do)."""
+        """The server's live, initialized mcp `ClientSession` (shared: it stays open after the
+        block). `auto_initialize=False` gives a new session of its own instead, not
+        initialized, closed when the block ends (for `load_mcp_server_info`)."""
         self._known(server_name)
-        session = await self.bridge.session(server_name)
-        SESSIONS[session] = (self, server_name)
-        yield session
+        if auto_initialize:
+            session = await self.bridge.session(server_name)
+            SESSIONS[session] = ClientServer(self, server_name)
+            yield session
+            return
+        context = CallbackContext(server_name=server_name)
+        async with create_session(
+            self.connections[server_name], mcp_callbacks=self.callbacks.to_mcp_format(context=context)
+        ) as own:
+            yield own
 
     async def get_prompt(
         self, server_name: str, prompt_name: str, *, arguments: dict[str, Any] | None = None
     ) -> list[HumanMessage | AIMessage]:
         """A prompt of `server_name` as LangChain messages."""
         self._known(server_name)
-        return await mcpbridge_resources.get_prompt(self.bridge, server_name, prompt_name, arguments)
+        return await load_mcp_prompt(ClientServer(self, server_name), prompt_name, arguments=arguments)  # type: ignore[arg-type]
 
     async def get_resources(self, server_name: str | None = None, *, uris: str | list[str] | None = None) -> list[Blob]:
         """Resources as Blobs: of `server_name` (every server when None), `uris` or all listed."""
         names = list(self.connections) if server_name is None else [server_name]
         for name in names:
             self._known(name)
-        found = await asyncio.gather(*(mcpbridge_resources.get_resources(self.bridge, name, uris) for name in names))
+        found = await asyncio.gather(
+            *(load_mcp_resources(ClientServer(self, name), uris=uris) for name in names)  # type: ignore[arg-type]
+        )
         return [blob for blobs in found for blob in blobs]
 
-    async def get_server_info(self, *, server_name: str | None = None) -> dict[str, ServerInfo]:
-        """What each server (or `server_name`) says about itself, by server name; a
+    async def get_server_info(self, *, server_name: str | None = None) -> dict[str, LegacyInitializeResult]:
+        """What each server (or `server_name`) said in its handshake, by server name; a
         RuntimeError names every server that could not be reached."""
         names = list(self.connections) if server_name is None else [server_name]
         for name in names:
             self._known(name)
-        found = await asyncio.gather(*(self.bridge.server_info(name) for name in names), return_exceptions=True)
+
+        async def read(session: ClientSession) -> LegacyInitializeResult:
+            return session_result(session)
+
+        found = await asyncio.gather(
+            *(self.bridge.request(name, "server info", read) for name in names), return_exceptions=True
+        )
         failed = {name: exc for name, exc in zip(names, found, strict=True) if isinstance(exc, BaseException)}
         if failed:
             detail = ", ".join(f"'{name}': {type(exc).__name__}: {exc}" for name, exc in failed.items())
             raise RuntimeError(
                 f"Failed to retrieve server info from {len(failed)} of {len(names)} MCP server(s) - {detail}"
             ) from next(iter(failed.values()))
-        return {name: info for name, info in zip(names, found, strict=True) if isinstance(info, ServerInfo)}
+        return {name: info for name, info in zip(names, found, strict=True) if isinstance(info, LegacyInitializeResult)}

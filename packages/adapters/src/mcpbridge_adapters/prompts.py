@@ -1,4 +1,5 @@
-"""Prompts as LangChain messages (user → HumanMessage, assistant → AIMessage)."""
+"""Prompts as LangChain messages (user → HumanMessage, assistant → AIMessage), as
+langchain-mcp-adapters converts them: text only, anything else a ValueError."""
 
 from __future__ import annotations
 
@@ -6,15 +7,28 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 from mcp import ClientSession
+from mcp.types import PromptMessage
 
-from mcpbridge_adapters.tools import client_of
+from mcpbridge_adapters.handles import requests_to
 
-__all__ = ["load_mcp_prompt"]
+__all__ = ["convert_mcp_prompt_message_to_langchain_message", "load_mcp_prompt"]
+
+
+def convert_mcp_prompt_message_to_langchain_message(message: PromptMessage) -> HumanMessage | AIMessage:
+    """One prompt message as a LangChain message."""
+    if message.content.type != "text":
+        raise ValueError(f"Unsupported prompt message content type: {message.content.type}")
+    if message.role == "user":
+        return HumanMessage(content=message.content.text)
+    if message.role == "assistant":
+        return AIMessage(content=message.content.text)
+    raise ValueError(f"Unsupported prompt message role: {message.role}")
 
 
 async def load_mcp_prompt(
     session: ClientSession, name: str, *, arguments: dict[str, Any] | None = None
 ) -> list[HumanMessage | AIMessage]:
-    """The prompt `name` of the server whose session (from `MultiServerMCPClient.session`) this is."""
-    client, server_name = client_of(session)
-    return await client.get_prompt(server_name, name, arguments=arguments)
+    """The prompt `name` of the server behind `session` (any session; a client's shared
+    one is reached through its bridge)."""
+    response = await requests_to(session).get_prompt(name, arguments)
+    return [convert_mcp_prompt_message_to_langchain_message(message) for message in response.messages]

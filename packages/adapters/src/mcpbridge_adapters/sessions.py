@@ -1,16 +1,50 @@
-"""The connection dicts of langchain-mcp-adapters, and how each becomes an mcpbridge server.
-
-Timeouts: `timeout` (the HTTP timeout) bounds connecting and the handshake
-(`connect_timeout`); `sse_read_timeout` (how long to wait for the server's answer) bounds
-each tool call (`timeout`). Both take seconds or a `timedelta`.
+"""The connection dicts of langchain-mcp-adapters, and sessions of your own opened from them
+as the adapters open them (`create_session`: a new, uninitialized mcp `ClientSession`).
+`MultiServerMCPClient` turns the same dicts into mcpbridge servers (`config.server_config`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import logging
+import os
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+
+import httpx2
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.sse import sse_client
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from mcpbridge_adapters.httpx_compat import Factory, adapt_auth, adapt_factory
+
+if TYPE_CHECKING:
+    from mcpbridge_adapters.callbacks import _MCPCallbacks
+
+__all__ = [
+    "Connection",
+    "EncodingErrorHandler",
+    "SSEConnection",
+    "StdioConnection",
+    "StreamableHttpConnection",
+    "WebsocketConnection",
+    "create_session",
+]
+
+logger = logging.getLogger("mcpbridge_adapters.sessions")
+_BRACED_VAR_RE = re.compile(r"\$\{([^}]+)\}")
+DEFAULT_HTTP_TIMEOUT = 5.0
+DEFAULT_SSE_READ_TIMEOUT = 60 * 5.0
+DEFAULT_STREAMABLE_HTTP_TIMEOUT = timedelta(seconds=30)
+DEFAULT_STREAMABLE_HTTP_SSE_READ_TIMEOUT = timedelta(seconds=60 * 5)
+WEBSOCKET_REFUSED = (
+    "WebSocket servers cannot be reached (mcp 2.x has no WebSocket client); "
+    "serve the server over streamable HTTP ('http') or SSE ('sse')"
+)
 
 EncodingErrorHandler = Literal["strict", "ignore", "replace"]
 
@@ -60,73 +94,152 @@ class InProcessConnection(TypedDict):
 
     transport: Literal["in_process"]
     server: Any
+    mode: NotRequired[Literal["auto", "legacy", "modern"]]
 
 
 Connection = StdioConnection | SSEConnection | StreamableHttpConnection | WebsocketConnection | InProcessConnection
 
-_HTTP = {"streamable_http", "streamable-http", "http"}
-_IGNORED = {"terminate_on_close"}
-"""Accepted and not needed: mcpbridge always ends its HTTP sessions when it closes."""
-_DEFAULTS = {"encoding": "utf-8", "encoding_error_handler": "strict"}
-"""Accepted with their default value only: stdio servers speak strict UTF-8."""
+
+def expand_env(env: dict[str, str] | None) -> dict[str, str] | None:
+    """A stdio `env` with `${VAR}` replaced from this process's environment, as the adapters
+    do: an undefined variable stays literally, with a warning; bare `$VAR` is left alone."""
+    if env is None:
+        return None
+    expanded = {
+        key: _BRACED_VAR_RE.sub(lambda m: os.environ.get(m.group(1), m.group(0)), value) for key, value in env.items()
+    }
+    for key, value in expanded.items():
+        if _BRACED_VAR_RE.search(value):
+            logger.warning("env[%r] contains unexpanded variable reference: %r", key, value)
+    return expanded
 
 
-def server_config(name: str, connection: Mapping[str, Any]) -> dict[str, Any]:
-    """The mcpbridge server table for one connection dict; a ValueError names what cannot be
-    carried over."""
-    if "transport" not in connection:
-        raise ValueError(
-            f"Configuration error: missing 'transport' key in the configuration of server {name!r}; "
-            "give one of 'stdio', 'sse', 'http' (or 'streamable_http'), 'in_process'"
-        )
-    given = dict(connection)
-    transport = given.pop("transport")
-    for key in _IGNORED.intersection(given):
-        given.pop(key)
-    for key, default in _DEFAULTS.items():
-        if key in given and str(given.pop(key)).lower().replace("_", "-") != default.replace("_", "-"):
-            raise ValueError(f"server {name!r}: {key!r} other than {default!r} is not supported")
-    if given.get("session_kwargs"):
-        raise ValueError(
-            f"server {name!r}: 'session_kwargs' cannot be carried over (sessions are shared and persistent); "
-            "use `callbacks=Callbacks(...)` for logging, progress and elicitation"
-        )
-    given.pop("session_kwargs", None)
-    if transport == "websocket":
-        raise ValueError(
-            f"server {name!r}: WebSocket servers cannot be reached (mcp 2.x has no WebSocket client); "
-            "serve the server over streamable HTTP ('http') or SSE ('sse')"
-        )
-    if transport == "stdio":
-        for key in ("command", "args"):
-            if key not in given:
-                raise ValueError(f"'{key}' parameter is required for stdio connection (server {name!r})")
-        if given.get("cwd") is not None:
-            given["cwd"] = str(given["cwd"])
-        return _drop_none(given)
-    if transport in _HTTP or transport == "sse":
-        if "url" not in given:
-            raise ValueError(f"'url' parameter is required for {transport} connection (server {name!r})")
-        table = _drop_none(given)
-        if transport == "sse":
-            table["transport"] = "sse"
-        if "httpx_client_factory" in table:
-            table["http_client"] = table.pop("httpx_client_factory")
-        if "timeout" in table:
-            table["connect_timeout"] = _seconds(table.pop("timeout"))
-        if "sse_read_timeout" in table:
-            table["timeout"] = _seconds(table.pop("sse_read_timeout"))
-        return table
-    if transport == "in_process":
-        return _drop_none(given)
-    raise ValueError(
-        f"Unsupported transport: {transport} (server {name!r}). Must be one of: 'stdio', 'sse', 'http', 'in_process'"
-    )
-
-
-def _seconds(value: float | timedelta) -> float:
+def seconds(value: float | timedelta) -> float:
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
-def _drop_none(table: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in table.items() if value is not None}
+def _default_client(
+    headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+) -> httpx2.AsyncClient:
+    """The mcp SDK's default HTTP client: redirects followed."""
+    return httpx2.AsyncClient(
+        headers=headers, timeout=timeout or httpx2.Timeout(30.0), auth=auth, follow_redirects=True
+    )
+
+
+def http_factory(factory: Factory | None, where: str) -> Factory:
+    return adapt_factory(factory, where) if factory is not None else _default_client
+
+
+@asynccontextmanager
+async def _create_stdio_session(
+    *,
+    command: str,
+    args: list[str],
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+    encoding: str = "utf-8",
+    encoding_error_handler: EncodingErrorHandler = "strict",
+    session_kwargs: dict[str, Any] | None = None,
+) -> AsyncIterator[ClientSession]:
+    """A session with a new stdio server process (not initialized)."""
+    params = StdioServerParameters(
+        command=command,
+        args=args,
+        env=expand_env(env),
+        cwd=cwd,
+        encoding=encoding,
+        encoding_error_handler=encoding_error_handler,
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write, **(session_kwargs or {})) as session:
+        yield session
+
+
+@asynccontextmanager
+async def _create_sse_session(
+    *,
+    url: str,
+    headers: dict[str, Any] | None = None,
+    timeout: float | timedelta = DEFAULT_HTTP_TIMEOUT,  # noqa: ASYNC109 - the adapters' keyword
+    sse_read_timeout: float | timedelta = DEFAULT_SSE_READ_TIMEOUT,
+    session_kwargs: dict[str, Any] | None = None,
+    httpx_client_factory: Factory | None = None,
+    auth: Any = None,
+) -> AsyncIterator[ClientSession]:
+    """A session with an SSE server (not initialized)."""
+    streams = sse_client(
+        url,
+        headers,
+        seconds(timeout),
+        seconds(sse_read_timeout),
+        httpx_client_factory=http_factory(httpx_client_factory, url),
+        auth=adapt_auth(auth, url),
+    )
+    async with streams as (read, write), ClientSession(read, write, **(session_kwargs or {})) as session:
+        yield session
+
+
+@asynccontextmanager
+async def _create_streamable_http_session(
+    *,
+    url: str,
+    headers: dict[str, Any] | None = None,
+    timeout: float | timedelta = DEFAULT_STREAMABLE_HTTP_TIMEOUT,  # noqa: ASYNC109 - the adapters' keyword
+    sse_read_timeout: float | timedelta = DEFAULT_STREAMABLE_HTTP_SSE_READ_TIMEOUT,
+    terminate_on_close: bool = True,
+    session_kwargs: dict[str, Any] | None = None,
+    httpx_client_factory: Factory | None = None,
+    auth: Any = None,
+) -> AsyncIterator[ClientSession]:
+    """A session with a streamable HTTP server (not initialized)."""
+    client = http_factory(httpx_client_factory, url)(
+        headers=headers,
+        timeout=httpx2.Timeout(seconds(timeout), read=seconds(sse_read_timeout)),
+        auth=adapt_auth(auth, url),
+    )
+    async with (
+        client,
+        streamable_http_client(url, http_client=client, terminate_on_close=terminate_on_close) as (read, write, *_),
+        ClientSession(read, write, **(session_kwargs or {})) as session,
+    ):
+        yield session
+
+
+_CREATORS: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {
+    "stdio": (_create_stdio_session, ("command", "args")),
+    "sse": (_create_sse_session, ("url",)),
+    "streamable_http": (_create_streamable_http_session, ("url",)),
+    "streamable-http": (_create_streamable_http_session, ("url",)),
+    "http": (_create_streamable_http_session, ("url",)),
+}
+
+
+@asynccontextmanager
+async def create_session(
+    connection: Connection, *, mcp_callbacks: _MCPCallbacks | None = None
+) -> AsyncIterator[ClientSession]:
+    """A new mcp `ClientSession` to the server of `connection`, not initialized (call
+    `await session.initialize()`), closed when the block ends; the legacy protocol."""
+    if "transport" not in connection:
+        raise ValueError(
+            "Configuration error: Missing 'transport' key in server configuration. Each server must include "
+            "'transport' with one of: 'stdio', 'sse', 'http'."
+        )
+    params = {key: value for key, value in connection.items() if key != "transport"}
+    transport = connection["transport"]
+    if transport == "websocket":
+        raise ValueError(WEBSOCKET_REFUSED)
+    if transport not in _CREATORS:
+        raise ValueError(f"Unsupported transport: {transport}. Must be one of: 'stdio', 'sse', 'http'")
+    creator, required = _CREATORS[transport]
+    for key in required:
+        if key not in params:
+            raise ValueError(f"'{key}' parameter is required for {transport} connection")
+    if mcp_callbacks is not None:
+        kwargs: dict[str, Any] = dict(params.get("session_kwargs") or {})  # type: ignore[call-overload]
+        for name in ("logging_callback", "elicitation_callback"):
+            if getattr(mcp_callbacks, name) is not None:
+                kwargs[name] = getattr(mcp_callbacks, name)
+        params["session_kwargs"] = kwargs
+    async with creator(**params) as session:
+        yield session

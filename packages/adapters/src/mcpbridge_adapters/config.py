@@ -1,0 +1,101 @@
+"""How one of the adapters' connection dicts becomes an mcpbridge server table.
+
+Kept as the adapters treat them: the legacy protocol (2025-11-25) unless the dict says
+`"mode"`, `${VAR}` expanded in a stdio `env` only (an undefined one passed on literally,
+with a warning), an `httpx` factory or auth carried over to `httpx2`. Timeouts: `timeout`
+(the HTTP timeout) bounds connecting and the handshake (`connect_timeout`);
+`sse_read_timeout` (how long to wait for the server's answer) bounds each tool call
+(`timeout`). Both take seconds or a `timedelta`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcpbridge_adapters.httpx_compat import adapt_auth, adapt_factory
+from mcpbridge_adapters.sessions import WEBSOCKET_REFUSED, expand_env, seconds
+
+DEFAULT_MODE = "legacy"
+"""The protocol the adapters speak; servers that push requests (`ctx.elicit`) need it."""
+
+_HTTP = {"streamable_http", "streamable-http", "http"}
+_IGNORED = {"terminate_on_close"}
+"""Accepted and not needed: mcpbridge always ends its HTTP sessions when it closes."""
+_DEFAULTS = {"encoding": "utf-8", "encoding_error_handler": "strict"}
+"""Accepted with their default value only: stdio servers speak strict UTF-8."""
+
+
+def server_config(name: str, connection: Mapping[str, Any]) -> dict[str, Any]:
+    """The mcpbridge server table for one connection dict; a ValueError names what cannot be
+    carried over."""
+    if "transport" not in connection:
+        raise ValueError(
+            f"Configuration error: missing 'transport' key in the configuration of server {name!r}; "
+            "give one of 'stdio', 'sse', 'http' (or 'streamable_http'), 'in_process'"
+        )
+    given = dict(connection)
+    transport = given.pop("transport")
+    for key in _IGNORED.intersection(given):
+        given.pop(key)
+    for key, default in _DEFAULTS.items():
+        if key in given and str(given.pop(key)).lower().replace("_", "-") != default.replace("_", "-"):
+            raise ValueError(f"server {name!r}: {key!r} other than {default!r} is not supported")
+    if given.get("session_kwargs"):
+        raise ValueError(
+            f"server {name!r}: 'session_kwargs' cannot be carried over (sessions are shared and persistent); "
+            "use `callbacks=Callbacks(...)` for logging, progress and elicitation"
+        )
+    given.pop("session_kwargs", None)
+    if transport == "websocket":
+        raise ValueError(f"server {name!r}: {WEBSOCKET_REFUSED}")
+    given.setdefault("mode", DEFAULT_MODE)
+    if transport == "stdio":
+        for key in ("command", "args"):
+            if key not in given:
+                raise ValueError(f"'{key}' parameter is required for stdio connection (server {name!r})")
+        if given.get("cwd") is not None:
+            given["cwd"] = str(given["cwd"])
+        env = expand_env(given.pop("env", None))
+        table: dict[str, Any] = _literal({**_drop_none(given), **({"env": env} if env is not None else {})})
+        return table
+    if transport in _HTTP or transport == "sse":
+        if "url" not in given:
+            raise ValueError(f"'url' parameter is required for {transport} connection (server {name!r})")
+        return _http_table(name, transport, _literal(_drop_none(given)))
+    if transport == "in_process":
+        return _drop_none(given)
+    raise ValueError(
+        f"Unsupported transport: {transport} (server {name!r}). Must be one of: 'stdio', 'sse', 'http', 'in_process'"
+    )
+
+
+def _http_table(name: str, transport: str, table: dict[str, Any]) -> dict[str, Any]:
+    where = f"server {name!r}"
+    if transport == "sse":
+        table["transport"] = "sse"
+    if "httpx_client_factory" in table:
+        table["http_client"] = adapt_factory(table.pop("httpx_client_factory"), where)
+    if "auth" in table:
+        table["auth"] = adapt_auth(table["auth"], where)
+    if "timeout" in table:
+        table["connect_timeout"] = seconds(table.pop("timeout"))
+    if "sse_read_timeout" in table:
+        table["timeout"] = seconds(table.pop("sse_read_timeout"))
+    return table
+
+
+def _literal(value: Any) -> Any:
+    """Strings as they are: mcpbridge would expand `${VAR}` again (and refuse an unset one),
+    so each is written as mcpbridge's literal `$${VAR}`."""
+    if isinstance(value, str):
+        return value.replace("${", "$${")
+    if isinstance(value, dict):
+        return {key: _literal(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_literal(item) for item in value]
+    return value
+
+
+def _drop_none(table: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in table.items() if value is not None}

@@ -1,0 +1,98 @@
+"""Tools over a session you opened yourself (an mcp `ClientSession`, or any object with its
+methods), or over a `connection` with a new session per call: as langchain-mcp-adapters
+builds them, the calls going straight to that session through your `tool_interceptors`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
+
+from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
+from mcp.types import Tool
+
+from mcpbridge import ToolCallRequest, compose
+from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
+from mcpbridge_adapters.convert import MCPToolArtifact, _convert_call_tool_result, _handle_mcp_tool_error, field
+from mcpbridge_adapters.interceptors import legacy
+from mcpbridge_adapters.sessions import Connection, create_session
+
+_HTTP = ("sse", "http", "streamable_http", "streamable-http")
+
+
+def metadata_of(tool: Tool) -> dict[str, Any] | None:
+    """The adapters' tool metadata: annotations flat (camelCase), `_meta` under its name."""
+    annotations = tool.annotations.model_dump(by_alias=True) if tool.annotations is not None else {}
+    meta = field(tool, "meta", "_meta")
+    return {**annotations, **({"_meta": meta} if meta is not None else {})} or None
+
+
+def direct_tool(
+    session: Any,
+    tool: Tool,
+    *,
+    connection: Connection | None,
+    callbacks: Callbacks | None,
+    tool_interceptors: Sequence[Any] | None,
+    server_name: str | None,
+    tool_name_prefix: bool,
+    handle_tool_errors: bool,
+) -> BaseTool:
+    """`tool` called through `session` (or a new session of `connection` per call)."""
+
+    async def call_tool(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> tuple[Any, Any]:
+        context = CallbackContext(server_name=server_name or "unknown", tool_name=tool.name)
+        mcp_callbacks = callbacks.to_mcp_format(context=context) if callbacks is not None else _MCPCallbacks()
+
+        async def execute(request: ToolCallRequest) -> Any:
+            if session is not None:
+                return legacy(
+                    await session.call_tool(
+                        request.name, request.args, progress_callback=mcp_callbacks.progress_callback
+                    )
+                )
+            assert connection is not None
+            return legacy(await _call_once(_with_headers(connection, request.headers), request, mcp_callbacks))
+
+        handler = compose(list(tool_interceptors or []), execute)
+        request = ToolCallRequest(name=tool.name, args=arguments, server_name=server_name or "unknown", runtime=runtime)
+        return _convert_call_tool_result(await handler(request))
+
+    name = f"{server_name}_{tool.name}" if tool_name_prefix and server_name else tool.name
+    return StructuredTool(
+        name=name,
+        description=tool.description or "",
+        args_schema=tool.input_schema,
+        coroutine=call_tool,
+        response_format="content_and_artifact",
+        metadata=metadata_of(tool),
+        handle_tool_error=_handle_mcp_tool_error if handle_tool_errors else False,  # type: ignore[arg-type]
+    )
+
+
+def _with_headers(connection: Connection, headers: Mapping[str, str] | None) -> Connection:
+    """`connection` with an interceptor's `request.headers` added, for HTTP servers."""
+    if headers is None or connection.get("transport") not in _HTTP:
+        return connection
+    given: dict[str, Any] = dict(connection)
+    return {**given, "headers": {**(given.get("headers") or {}), **headers}}  # type: ignore[return-value]
+
+
+async def _call_once(connection: Connection, request: ToolCallRequest, mcp_callbacks: _MCPCallbacks) -> Any:
+    """One call on a new session, raised outside the session's block (where the mcp SDK
+    could otherwise swallow it as the connection closes)."""
+    failure: Exception | None = None
+    result: Any = None
+    async with create_session(connection, mcp_callbacks=mcp_callbacks) as session:
+        await session.initialize()
+        try:
+            result = await session.call_tool(
+                request.name, request.args, progress_callback=mcp_callbacks.progress_callback
+            )
+        except Exception as exc:
+            failure = exc
+    if failure is not None:
+        raise failure
+    return result
+
+
+__all__ = ["MCPToolArtifact", "direct_tool", "metadata_of"]
