@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     )
     from mcpbridge._base.fromtext import TextPattern as TextPattern
     from mcpbridge._base.httpfields import check_headers as check_headers, header_problem as header_problem
+    from mcpbridge._base.lazy import lazy_exports as lazy_exports
     from mcpbridge._base.pipeline import (
         RequestChanges as RequestChanges,
         Resumed as Resumed,
@@ -107,6 +108,7 @@ _HOMES = {
         ),
         "_base.fromtext": "TextPattern",
         "_base.httpfields": "check_headers header_problem",
+        "_base.lazy": "lazy_exports",
         "_base.pipeline": (
             "compose error_result RequestChanges Resumed TaskHandle ToolCallHandler ToolCallInterceptor "
             "ToolCallRequest ToolCallResult"

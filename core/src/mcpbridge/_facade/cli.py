@@ -14,7 +14,6 @@ cannot drive the user's terminal. `--json` output escapes the same characters, a
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -131,6 +130,8 @@ def _plugins(options: argparse.Namespace) -> int:
 
 
 def _tools(options: argparse.Namespace) -> int:
+    import asyncio
+
     from mcpbridge._facade.bridge import MCPBridge
 
     async def run() -> list[Any]:
@@ -156,6 +157,8 @@ def _tools(options: argparse.Namespace) -> int:
 
 
 def _call(options: argparse.Namespace) -> int:
+    import asyncio
+
     from mcpbridge._base.errors import ConfigError
     from mcpbridge._facade.bridge import MCPBridge
 

@@ -6,9 +6,16 @@ costs a few microseconds per call. Install an SDK and exporter to see traces.
 
 from __future__ import annotations
 
-from mcpbridge import BridgeContext, Plugin, hookimpl
-from mcpbridge_otel.interceptor import OtelInterceptor, SpanEvents
+from typing import TYPE_CHECKING
+
+from mcpbridge import BridgeContext, Plugin, hookimpl, lazy_exports
 from mcpbridge_otel.settings import OtelSettings
+
+if TYPE_CHECKING:
+    from mcpbridge_otel.interceptor import OtelInterceptor, SpanEvents
+
+# The interceptor imports OpenTelemetry and the core's call pipeline: on first use only.
+__getattr__ = lazy_exports(__name__, dict.fromkeys(("OtelInterceptor", "SpanEvents"), "mcpbridge_otel.interceptor"))
 
 __all__ = ["OtelInterceptor", "OtelSettings", "SpanEvents"]
 
@@ -17,4 +24,6 @@ mcpbridge_plugin = Plugin(settings=OtelSettings, position=20)
 
 @hookimpl
 def mcpbridge_interceptors(settings: OtelSettings, config: BridgeContext) -> list[OtelInterceptor]:
+    from mcpbridge_otel.interceptor import OtelInterceptor
+
     return [OtelInterceptor(settings, servers=config.settings.servers)]

@@ -15,20 +15,29 @@ accepts them from another process (the pins file is shared).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from mcpbridge import BridgeContext, MCPBridge, Plugin, PluginError, StashKey, hookimpl
-from mcpbridge_pins.review import HeldTool, ToolDefinitions
+from mcpbridge import BridgeContext, Plugin, PluginError, StashKey, hookimpl, lazy_exports
 from mcpbridge_pins.settings import Settings
+
+if TYPE_CHECKING:
+    from mcpbridge import MCPBridge
+    from mcpbridge_pins.review import HeldTool, ToolDefinitions
+
+# The review imports mcp: on first use only, so that loading the plugin stays cheap.
+__getattr__ = lazy_exports(__name__, dict.fromkeys(("HeldTool", "ToolDefinitions"), "mcpbridge_pins.review"))
 
 __all__ = ["HeldTool", "Settings", "ToolDefinitions", "accept_tools", "held_tools"]
 
 mcpbridge_plugin = Plugin(settings=Settings)
-DEFINITIONS = StashKey[ToolDefinitions]()
+DEFINITIONS = StashKey["ToolDefinitions"]()
 
 
 @hookimpl
 def mcpbridge_tool_review(settings: Settings, config: BridgeContext) -> ToolDefinitions:
     if DEFINITIONS not in config.stash:
+        from mcpbridge_pins.review import ToolDefinitions
+
         config.stash[DEFINITIONS] = ToolDefinitions(settings, config)
     return config.stash[DEFINITIONS]
 

@@ -14,23 +14,30 @@ listed are told the client has roots.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.types import Root
 from pydantic import ValidationError
 
 from mcpbridge import (
     BridgeContext,
     ConfigError,
-    MCPBridge,
     Plugin,
     PluginError,
     StashKey,
     hookimpl,
+    lazy_exports,
     validation_problems,
 )
-from mcpbridge_roots.answering import RootsInterceptor, ServerRoots
 from mcpbridge_roots.settings import RootConfig, Settings
+
+if TYPE_CHECKING:
+    from mcp.types import Root
+
+    from mcpbridge import MCPBridge
+    from mcpbridge_roots.answering import RootsInterceptor, ServerRoots
+
+# The answering side imports mcp: on first use only, so that loading the plugin stays cheap.
+__getattr__ = lazy_exports(__name__, {"RootsInterceptor": "mcpbridge_roots.answering"})
 
 __all__ = ["RootConfig", "RootsInterceptor", "Settings", "roots_of", "set_roots"]
 
@@ -46,18 +53,22 @@ mcpbridge_plugin = Plugin(
 """Next to the server, as a client answers roots by itself: inside every plugin and
 `MCPBridge(interceptors=...)`, outside only the cache, which must be innermost."""
 
-ROOTS = StashKey[dict[str, ServerRoots]]()
+ROOTS = StashKey["dict[str, ServerRoots]"]()
 
 
 def _roots(settings: Settings, config: BridgeContext) -> dict[str, ServerRoots]:
     """This bridge's roots by server, shared by its interceptor and its client callbacks."""
     if ROOTS not in config.stash:
+        from mcpbridge_roots.answering import ServerRoots
+
         config.stash[ROOTS] = {server: ServerRoots(roots) for server, roots in settings.servers.items()}
     return config.stash[ROOTS]
 
 
 @hookimpl
 def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[RootsInterceptor]:
+    from mcpbridge_roots.answering import RootsInterceptor
+
     return [RootsInterceptor(_roots(settings, config))] if settings.servers else []
 
 
@@ -109,6 +120,8 @@ def _server_roots(bridge: MCPBridge, server: str) -> ServerRoots | None:
             "this bridge has no roots plugin: load it with MCPBridge(..., plugins=['roots']) or enable it "
             "in [plugins] (it may be disabled or missing from `enabled`)"
         )
+    from mcpbridge_roots.answering import RootsInterceptor
+
     for interceptor in bridge.interceptors:
         if isinstance(interceptor, RootsInterceptor):
             return interceptor.roots.get(server)

@@ -1,0 +1,27 @@
+"""Names a package gives but imports on first use, so that importing it stays cheap: a
+plugin's package is imported to read its declaration and hooks (`mcpbridge plugins`), and
+its interceptors import mcp and LangChain (seconds)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` for `package`: each name of `homes` (name → module) is imported
+    from its module when first read, then kept in the package. Use it as
+    `__getattr__ = lazy_exports(__name__, {...})` and import the same names under
+    `TYPE_CHECKING` for type checkers."""
+
+    def __getattr__(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
