@@ -9,7 +9,6 @@ tool, so a call pays one coroutine frame per interceptor and nothing else.
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack
@@ -27,6 +26,7 @@ from mcp.types import (
 )
 
 from mcpbridge._base.errors import error_text
+from mcpbridge._base.flags import tracing
 
 if TYPE_CHECKING:
     from langgraph.types import Command
@@ -173,7 +173,11 @@ ToolCallHandler: TypeAlias = Callable[[ToolCallRequest], Coroutine[Any, Any, Any
 
 class ToolCallInterceptor(Protocol):
     """`async (request, handler) -> result`. Call `await handler(request)` zero times
-    (short-circuit), once, or several times (retry); change the request or the result."""
+    (short-circuit), once, or several times (retry); change the request or the result.
+
+    An interceptor with work for some tools only also has `applies_to(server_name, tool) ->
+    bool`: the bridge leaves it out of the chain of each tool for which it returns False
+    (asked once per tool definition, when the tool is listed), so those calls never pass it."""
 
     def __call__(self, request: ToolCallRequest, handler: ToolCallHandler, /) -> Awaitable[Any]: ...
 
@@ -181,33 +185,34 @@ class ToolCallInterceptor(Protocol):
 def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandler) -> ToolCallHandler:
     """Wrap `terminal` in `interceptors`, the first being the outermost. With
     `MCPBRIDGE_TRACE_HOOKS=1` each layer also prints when a call enters and leaves it."""
-    layer = _traced_layer if tracing() else _layer
+    traced = tracing()
     handler = terminal
-    for interceptor in reversed(interceptors):
-        handler = layer(interceptor, handler)
+    for depth, interceptor in reversed(list(enumerate(interceptors))):
+        handler = (_traced_layer if traced else _layer if depth else _outermost)(interceptor, handler)
     return handler
-
-
-TRACE_ENV = "MCPBRIDGE_TRACE_HOOKS"
-
-
-def env_flag(name: str) -> bool:
-    """Whether the environment variable `name` is on (1, true, yes or on)."""
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
-def tracing() -> bool:
-    """Whether `MCPBRIDGE_TRACE_HOOKS` asks to print hook calls and interceptor layers."""
-    return env_flag(TRACE_ENV)
 
 
 def _name(interceptor: ToolCallInterceptor) -> str:
     return getattr(interceptor, "__qualname__", type(interceptor).__qualname__)
 
 
-def _layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
+def _outermost(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
+    """The chain's entry, a coroutine function: calling the chain runs no interceptor code
+    until it is awaited (on the loop that owns the sessions)."""
+
     async def handler(request: ToolCallRequest) -> Any:
         return await interceptor(request, inner)
+
+    handler.__qualname__ = f"{_name(interceptor)}[layer]"
+    return handler
+
+
+def _layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
+    """An inner layer: a plain function that hands back the interceptor's own awaitable, so
+    it adds no coroutine to the call's await chain."""
+
+    def handler(request: ToolCallRequest) -> Any:
+        return interceptor(request, inner)
 
     handler.__qualname__ = f"{_name(interceptor)}[layer]"
     return handler

@@ -22,6 +22,7 @@ from mcpbridge._facade.listing import ToolNames
 from mcpbridge._facade.moved import moved_to_resources
 from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._platform.context import BridgeContext
+from mcpbridge._platform.layers import tool_layers
 from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
@@ -86,7 +87,7 @@ class MCPBridge:
         self._home = HomeLoop()
         self._tools: dict[tuple[str, str], tuple[Tool, MCPTool | None]] = {}
         self._schema_bounds = self.settings.schema_bounds()
-        self._handlers: dict[str, ToolCallHandler] = {}
+        self._handlers: dict[tuple[str, tuple[int, ...]], ToolCallHandler] = {}
         self.plugins.observe()
         self._reviews = self.plugins.tool_reviews()
         self._names = ToolNames()
@@ -104,10 +105,11 @@ class MCPBridge:
 
     @property
     def chain(self) -> tuple[str, ...]:
-        """Every layer a call passes through, outermost first, as `mcpbridge plugins` shows
+        """Every layer a call may pass through, outermost first, as `mcpbridge plugins` shows
         them: the enabled plugins' names in chain order (`"interceptors"` for
         `MCPBridge(interceptors=...)`), then the core's own `"claiming"` layer, innermost (a
-        call resumed from an interrupt claims its execution there, once, before it is sent)."""
+        call resumed from an interrupt claims its execution there, once, before it is sent).
+        One tool's calls pass only the layers with work for it: `tool.chain`."""
         return (*self.plugins.config.chain, CLAIMING)
 
     @property
@@ -280,10 +282,12 @@ class MCPBridge:
             )
             self._tools[key] = (mcp_tool, None)
             return None
+        layers = tool_layers(self.plugins.contributed, self.plugins.order, server, mcp_tool)
         binding = ToolBinding(
             server_name=server,
             tool=mcp_tool,
-            handler=self._handler(server),
+            handler=self._handler(server, tuple(interceptor for _, interceptor in layers)),
+            chain=(*dict.fromkeys(plugin for plugin, _ in layers), CLAIMING),
             schema=schema,
             handle_transport_errors=self.settings.server_handle_transport_errors(server),
             max_argument_bytes=self.settings.server_max_argument_bytes(server),
@@ -296,10 +300,12 @@ class MCPBridge:
         self._tools[key] = (mcp_tool, tool)
         return tool
 
-    def _handler(self, server: str) -> ToolCallHandler:
-        """The interceptor chain around `server`'s session, composed once for all its tools."""
-        handler = self._handlers.get(server)
+    def _handler(self, server: str, interceptors: tuple[ToolCallInterceptor, ...]) -> ToolCallHandler:
+        """`interceptors` and the claiming layer around `server`'s session, composed once for
+        every tool of that server whose chain they are."""
+        key = (server, tuple(map(id, interceptors)))
+        handler = self._handlers.get(key)
         if handler is None:
             terminal = self._connections[server].call_tool
-            handler = self._handlers[server] = compose((*self.interceptors, claiming(self.claims)), terminal)
+            handler = self._handlers[key] = compose((*interceptors, claiming(self.claims)), terminal)
         return handler

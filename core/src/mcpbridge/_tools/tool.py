@@ -45,6 +45,8 @@ class ToolBinding:
     server_name: str
     tool: Tool
     handler: ToolCallHandler
+    chain: tuple[str, ...]
+    """The layers this tool's calls pass, outermost first (`MCPTool.chain`)."""
     schema: ToolSchema
     handle_transport_errors: bool
     """This server's `handle_transport_errors`: a `ServerConnectionError` becomes an error
@@ -90,6 +92,12 @@ class MCPTool(BaseTool):
     @property
     def binding(self) -> ToolBinding:
         return self._binding
+
+    @property
+    def chain(self) -> tuple[str, ...]:
+        """The layers this tool's calls pass through, outermost first: the plugins with work
+        for this tool (see `MCPBridge.chain` for every layer), then `"claiming"`."""
+        return self._binding.chain
 
     async def coroutine(self, runtime: ToolRuntime, **arguments: Any) -> Any:
         """Declares the `runtime` parameter LangGraph's ToolNode injects (it reads this

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import ToolMessage
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, Tool
 
 from mcpbridge import ToolCallHandler, ToolCallRequest, selected, tool_hints
 from mcpbridge_approval.decisions import APPROVAL, decision_schema
@@ -36,11 +36,24 @@ def needs_approval(settings: Settings, request: ToolCallRequest) -> bool:
     return hints.destructive if hints.annotated else settings.require_unannotated
 
 
+def may_need_approval(settings: Settings, server_name: str, tool: Tool) -> bool:
+    """False when no call of `tool` can need approval (`needs_approval` is False whatever
+    the arguments): no predicate, no rule selects it, and its hints do not gate it."""
+    if settings.predicate is not None or next(selected(settings.rules, server_name, tool.name), None):
+        return True
+    hints = tool_hints(tool)
+    return hints.destructive if hints.annotated else settings.require_unannotated
+
+
 class ApprovalInterceptor:
     """Asks a person before a gated call reaches the server; never calls it unapproved."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        """Only tools that may be gated carry this interceptor on their chain."""
+        return may_need_approval(self.settings, server_name, tool)
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         if not needs_approval(self.settings, request):

@@ -9,7 +9,7 @@ import contextlib
 import time
 from typing import Any, Literal
 
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, Tool
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge_cache import codec
@@ -39,6 +39,11 @@ class CacheInterceptor:
         self._max_entry_bytes = max_entry_bytes
         self._flights: dict[CacheKey, asyncio.Future[str | bytes | None]] = {}
         self._complaints = Complaints()
+
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        """Only tools whose results are cached and tools whose calls invalidate."""
+        decision = self.policy.decide_for(server_name, tool.name, tool)
+        return decision.ttl is not None or decision.write
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         decision = self.policy.decide(request)

@@ -37,16 +37,20 @@ class Policy:
         """The decision for each (server, tool), with the listed tool it was decided for."""
 
     def decide(self, request: ToolCallRequest) -> Decision:
-        where = (request.server_name, request.name)
+        return self.decide_for(request.server_name, request.name, request.tool)
+
+    def decide_for(self, server_name: str, name: str, tool: Tool | None) -> Decision:
+        """The decision for the MCP tool `name` of `server_name`, as listed (`tool`)."""
+        where = (server_name, name)
         decided = self._decided.get(where)
-        if decided is None or decided[0] is not request.tool:  # first call, or the tools were listed again
-            decided = self._decided[where] = (request.tool, self._decide(request))
+        if decided is None or decided[0] is not tool:  # first call, or the tools were listed again
+            decided = self._decided[where] = (tool, self._decide(server_name, name, tool))
         return decided[1]
 
-    def _decide(self, request: ToolCallRequest) -> Decision:
+    def _decide(self, server_name: str, name: str, tool: Tool | None) -> Decision:
         settings = self._settings
-        rule = next(selected(settings.rules, request.server_name, request.name), None)
-        hints = tool_hints(request.tool)
+        rule = next(selected(settings.rules, server_name, name), None)
+        hints = tool_hints(tool)
         ttl = None
         if rule is not None and rule.cache:
             if hints.read_only or (rule.exact and not hints.annotated):
@@ -56,13 +60,13 @@ class Policy:
                     "mcpbridge-cache: tool %r of server %r is named by a rule in [plugins.cache] rules but its "
                     "server says it is not read-only, so it is never cached (and its calls invalidate); "
                     "remove the rule",
-                    request.name,
-                    request.server_name,
+                    name,
+                    server_name,
                 )
         write = (
             ttl is None
             and not hints.read_only
             and settings.invalidate != "off"
-            and any(rule.cache and fnmatch.fnmatchcase(request.server_name, rule.server) for rule in settings.rules)
+            and any(rule.cache and fnmatch.fnmatchcase(server_name, rule.server) for rule in settings.rules)
         )
         return Decision(ttl, write)

@@ -8,10 +8,13 @@ import logging
 import uuid
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest, ValueSource, header_problem
 from mcpbridge_headers.settings import HeaderProvider, HeadersSettings
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 logger = logging.getLogger("mcpbridge_headers")
 
@@ -117,6 +120,10 @@ class HeadersInterceptor:
 
     def __init__(self, settings: HeadersSettings) -> None:
         self._servers = {name: ServerHeaders(name, settings) for name in {*settings.servers, *settings.providers}}
+
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        """Only the tools of servers with headers configured."""
+        return server_name in self._servers
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         plan = self._servers.get(request.server_name)

@@ -4,10 +4,12 @@ exponential backoff and jitter, but only for calls that are safe to repeat."""
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, Tool
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -49,13 +51,28 @@ class RetryInterceptor:
             self._policies[key] = self._settings.policy(server_name, name)
         return self._policies[key]
 
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        """Tools whose policy is enabled: by default every tool, as a call whose session could
+        not be opened sent nothing and may be repeated whatever the tool does."""
+        return self.policy(server_name, tool.name).enabled
+
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         policy = self.policy(request.server_name, request.name)
         if not policy.enabled:
             return await handler(request)
-        call = _Call(request, handler, policy, unsafe_reason(policy, request))
+        call = _Call(request, handler, policy, attempts=1, started=time.monotonic())
         try:
-            result = await call.run()
+            # The first attempt runs here; tenacity takes over only after it failed in a way
+            # that may be retried, so a call that succeeds pays for no retry machinery.
+            try:
+                result = await handler(request)
+            except BaseException as exc:
+                if not call.may_retry_error(exc):
+                    raise
+                result = await call.retry(exc)
+            else:
+                if call.may_retry_result(result):
+                    result = await call.retry(result)
         except (ServerConnectionError, ToolTimeoutError) as exc:
             exc.add_note(call.explain(exc))
             raise
@@ -74,25 +91,45 @@ class _Call:
     request: ToolCallRequest
     handler: ToolCallHandler
     policy: Policy
-    unsafe: str | None
     attempts: int = 0
+    started: float = 0.0
+    """When the first attempt started (`time.monotonic()`)."""
 
-    async def run(self) -> Any:
+    @cached_property
+    def unsafe(self) -> str | None:
+        """Why repeating this call is not safe, or None; read only once an attempt failed."""
+        return unsafe_reason(self.policy, self.request)
+
+    async def retry(self, first: Any) -> Any:
+        """Retry after the first attempt ended in `first` (a result, or the exception it raised)."""
+        replayed = False
+
+        async def attempt() -> Any:
+            """tenacity's first attempt is the one already made; then real ones."""
+            nonlocal replayed
+            if replayed:
+                return await self._attempt()
+            replayed = True
+            if isinstance(first, BaseException):
+                raise first
+            return first
+
         policy = self.policy
+        elapsed = time.monotonic() - self.started
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(policy.attempts) | stop_before_delay(policy.max_elapsed),
+            stop=stop_after_attempt(policy.attempts) | stop_before_delay(max(policy.max_elapsed - elapsed, 0)),
             wait=wait_exponential_jitter(multiplier=policy.initial, max=policy.max, jitter=policy.initial),
-            retry=retry_if_exception(self._retry_error) | retry_if_result(self._retry_result),
+            retry=retry_if_exception(self.may_retry_error) | retry_if_result(self.may_retry_result),
             before_sleep=self._report,
             retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
         )
-        return await retrying(self._attempt)
+        return await retrying(attempt)
 
     async def _attempt(self) -> Any:
         self.attempts += 1
         return await self.handler(self.request)
 
-    def _retry_error(self, exc: BaseException) -> bool:
+    def may_retry_error(self, exc: BaseException) -> bool:
         """Only transport failures and timeouts; anything else, above all a LangGraph
         interrupt (GraphBubbleUp: repeating it would ask the user twice) or a cancellation,
         passes through untouched."""
@@ -101,7 +138,7 @@ class _Call:
             return self.unsafe is None or not exc.sent
         return isinstance(exc, ToolTimeoutError) and self.policy.on_timeout and self.unsafe is None
 
-    def _retry_result(self, result: Any) -> bool:
+    def may_retry_result(self, result: Any) -> bool:
         if not (self.policy.error_patterns and self.unsafe is None):
             return False
         if not isinstance(result, CallToolResult) or not result.is_error:

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mcp.client.session import ClientRequestContext, ClientSession
-from mcp.types import ListRootsResult, Root, RootsListChangedNotification
+from mcp.types import ListRootsResult, Root, RootsListChangedNotification, Tool
 
-from mcpbridge import RoundAnswerer, ToolCallHandler, ToolCallRequest
+from mcpbridge import RoundAnswerer, ToolCallRequest
 from mcpbridge_roots.settings import RootConfig
 
 MAX_REQUESTS = 8
@@ -62,10 +62,9 @@ class RootsInterceptor(RoundAnswerer):
         super().__init__("roots", self._answer, max_requests=MAX_REQUESTS)
         self.roots = roots
 
-    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        if request.server_name not in self.roots:
-            return await handler(request)  # never told the client has roots: its rounds go up as they are
-        return await super().__call__(request, handler)
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        """Only the tools of servers told the client has roots: other servers' rounds go up as they are."""
+        return server_name in self.roots
 
     async def _answer(self, request: ToolCallRequest, asked: dict[str, Any]) -> dict[str, ListRootsResult]:
         result = self.roots[request.server_name].result

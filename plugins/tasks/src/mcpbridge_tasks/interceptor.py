@@ -8,7 +8,7 @@ import asyncio
 import logging
 from typing import Any
 
-from mcp.types import CallToolResult, GetTaskResult, Task, TaskMetadata
+from mcp.types import CallToolResult, GetTaskResult, Task, TaskMetadata, Tool
 
 from mcpbridge import (
     ServerConnectionError,
@@ -36,11 +36,13 @@ class TasksInterceptor:
     def __init__(self, settings: TasksSettings) -> None:
         self._settings = settings
 
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        """Only the tools that run as tasks."""
+        return self._settings.as_task(server_name, tool.name, _task_support(tool))
+
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        execution = request.tool.execution if request.tool is not None else None
-        support = execution.task_support if execution is not None else None
-        if not self._settings.as_task(request.server_name, request.name, support):
-            return await handler(request)
+        if not self._settings.as_task(request.server_name, request.name, _task_support(request.tool)):
+            return await handler(request)  # an outer interceptor renamed the call to a tool that is not one
         ledger = Ledger.of(request) if self._settings.resume else None
         started = await self._start(request, handler, ledger)
         if not isinstance(started, TaskHandle):
@@ -72,6 +74,11 @@ class TasksInterceptor:
         if isinstance(started, TaskHandle) and ledger is not None:
             await ledger.record(request, started.task.task_id)
         return started
+
+
+def _task_support(tool: Tool | None) -> str | None:
+    execution = tool.execution if tool is not None else None
+    return execution.task_support if execution is not None else None
 
 
 class _Run:
