@@ -95,18 +95,14 @@ class ServerConfig(BaseModel):
     @classmethod
     def _auth_object(cls, value: Any) -> Any:
         value = _imported(value, "auth")
-        if value is None:
-            return value
-        import httpx2
-
-        if isinstance(value, httpx2.Auth):
+        if value is None or isinstance(value, auth := importlib.import_module("httpx2").Auth):
             return value
         if callable(value):
             try:
                 value = value()
             except Exception as exc:
                 raise ValueError(f"`auth`: its factory failed: {type(exc).__name__}: {exc}") from None
-            if isinstance(value, httpx2.Auth):
+            if isinstance(value, auth):
                 return value
         raise ValueError(
             f"`auth` must be an httpx2.Auth (mcp 2.x's HTTP clients are httpx2: an httpx.Auth does not fit), "
