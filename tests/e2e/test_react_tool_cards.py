@@ -211,6 +211,15 @@ async def test_an_approval_is_answered_on_its_card_and_the_call_runs_once(page: 
     await wait_for_text(page, card("list_contacts", "finished"), "c2=Alan Turing")
     assert "c1=" not in await page.inner_text(card("list_contacts", "finished"))
 
+    # edited on its card: the call runs with the person's arguments
+    await ask(page, 'delete_contact {"contact_id": "c1"}')
+    await page.click(".card.approval[data-tool=delete_contact] .edit")
+    await page.fill(".card.approval .edit-args", '{"contact_id": "c2"}')
+    await page.click(".card.approval .save-edit")
+    await wait_for_text(
+        page, ".message.ai:nth-last-child(2) " + card("delete_contact", "finished"), "deleted Alan Turing"
+    )
+
 
 async def test_an_elicitation_form_is_filled_on_its_card_and_the_call_completes(page: Page) -> None:
     await ask(page, 'book_table {"party_size": 2}')
