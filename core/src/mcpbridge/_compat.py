@@ -3,9 +3,11 @@
 Each is here because no public API does the job; each says what it is for. A release of the
 dependency may rename or remove any of them: `tests/core/test_compat.py` uses each one, and
 when one is gone it fails with `removed(...)`'s hint ("mcp 2.4.0 removed `...`: update
-mcpbridge._compat"), and so does importing this module. Code elsewhere never names a
-dependency's private member; it calls what is defined here. Keep the list short: a public API
-or a library that appears later replaces an entry.
+mcpbridge._compat"), and so does the first use of it. The names are looked up on first use,
+so that importing this module (the plugin host does, and `mcpbridge --help` must not load mcp
+or LangChain) costs nothing. Code elsewhere never names a dependency's private member; it
+calls what is defined here. Keep the list short: a public API or a library that appears
+later replaces an entry.
 """
 
 from __future__ import annotations
@@ -15,13 +17,11 @@ from collections.abc import Callable, Mapping
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
-# pluggy's entry is apart, so that the plugin host (and `mcpbridge plugins`) loads without mcp or LangChain:
-from mcpbridge._compat_pluggy import rebind_hookimpl as rebind_hookimpl
-
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from mcp.client.session import ClientSession
     from mcp.os.win32.utilities import ServerProcess
+    from pluggy import HookImpl
 
 
 def removed(distribution: str, name: str) -> str:
@@ -41,9 +41,7 @@ def _private(distribution: str, module: str, name: str) -> Any:
 
 # -- mcp ------------------------------------------------------------------------------
 
-close_subprocess_transport: Callable[[ServerProcess], None] = _private(
-    "mcp", "mcp.client.stdio", "_close_subprocess_transport"
-)
+close_subprocess_transport: Callable[[ServerProcess], None]
 """Closes the asyncio subprocess transport of a stopped stdio server, which otherwise stays
 open (and warns when collected) while an escaped descendant holds a pipe. Nothing public
 exposes that transport: the SDK reaches it through anyio's and asyncio's private attributes."""
@@ -74,9 +72,9 @@ def resolved_reference(validator: Draft202012Validator, ref: str) -> tuple[Any, 
 
 # -- langgraph ------------------------------------------------------------------------
 
-CONFIG_KEY_CHECKPOINTER: str = _private("langgraph", "langgraph._internal._constants", "CONFIG_KEY_CHECKPOINTER")
+CONFIG_KEY_CHECKPOINTER: str
 """The run config's key for the graph's checkpointer: whether a paused run can be resumed."""
-CONFIG_KEY_SCRATCHPAD: str = _private("langgraph", "langgraph._internal._constants", "CONFIG_KEY_SCRATCHPAD")
+CONFIG_KEY_SCRATCHPAD: str
 """The run config's key for the task's scratchpad: present only inside a graph run, where
 `interrupt()` works (outside, it fails with a bare `KeyError`)."""
 
@@ -85,7 +83,7 @@ def answers_given(configurable: Mapping[str, Any]) -> int:
     """How many resume values the current task has (consumed or not): the same for every
     pause of one run, so it tells a resumed run from the first. The scratchpad's `resume`
     and `get_null_resume` are how `interrupt()` itself finds them."""
-    scratchpad = configurable[CONFIG_KEY_SCRATCHPAD]
+    scratchpad = configurable[__getattr__("CONFIG_KEY_SCRATCHPAD")]
     return len(scratchpad.resume) + (scratchpad.get_null_resume(False) is not None)
 
 
@@ -96,7 +94,38 @@ configure_hooks: list[Any] | None
 callback `configure` adds from context (`collect_runs`, usage callbacks), so a tool run can
 tell that nobody listens without configuring a manager (tens of µs). None when a LangChain
 keeps them elsewhere: then the callbacks are always configured, only slower."""
-try:
-    configure_hooks = _private("langchain-core", "langchain_core.tracers.context", "_configure_hooks")
-except ImportError:
-    configure_hooks = None
+
+
+# -- pluggy ---------------------------------------------------------------------------
+
+
+def rebind_hookimpl(impl: HookImpl, function: Callable[..., Any]) -> None:
+    """Makes pluggy call `function` for `impl`. pluggy passes every implementation of a hook
+    the same arguments, and ours differ per plugin (its own `settings`); `HookImpl.function`
+    is a plain slot that pluggy annotates `Final` for its own code, so it is set past that."""
+    object.__setattr__(impl, "function", function)
+
+
+_LOOKED_UP: dict[str, tuple[str, str, str]] = {
+    "close_subprocess_transport": ("mcp", "mcp.client.stdio", "_close_subprocess_transport"),
+    "CONFIG_KEY_CHECKPOINTER": ("langgraph", "langgraph._internal._constants", "CONFIG_KEY_CHECKPOINTER"),
+    "CONFIG_KEY_SCRATCHPAD": ("langgraph", "langgraph._internal._constants", "CONFIG_KEY_SCRATCHPAD"),
+    "configure_hooks": ("langchain-core", "langchain_core.tracers.context", "_configure_hooks"),
+}
+"""The private names above that are values, by the name they have here: (distribution,
+module, name)."""
+_OPTIONAL = frozenset({"configure_hooks"})
+"""Those that may be missing: then they are None."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LOOKED_UP:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        value = _private(*_LOOKED_UP[name])
+    except ImportError:
+        if name not in _OPTIONAL:
+            raise
+        value = None
+    globals()[name] = value
+    return value

@@ -17,7 +17,7 @@ import pluggy
 
 from mcpbridge._base.errors import ConfigError, PluginError
 from mcpbridge._base.flags import tracing
-from mcpbridge._compat_pluggy import rebind_hookimpl
+from mcpbridge._compat import rebind_hookimpl
 
 OWN = ("settings", "interceptors")
 """Hook arguments whose value is each plugin's own, not one for all."""
