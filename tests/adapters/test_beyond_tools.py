@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 from langchain_core.documents.base import Blob
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage
 from mcp.types import ElicitRequestParams, ElicitResult
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks
 from mcpbridge_adapters.prompts import load_mcp_prompt
 from mcpbridge_adapters.resources import load_mcp_resources
 from mcpbridge_adapters.server_info import load_mcp_server_info
+from mcpbridge_adapters.tools import load_mcp_tools
 
 from mcpbridge import ServerRequestError
 from mcpbridge.testing import serving
@@ -70,11 +71,20 @@ async def test_server_info(make_client: Any, math_url: str) -> None:
     )
     info = await client.get_server_info()
     assert set(info) == {"math", "weather"}
-    assert (info["math"].name, info["math"].instructions) == ("math", "Numbers only.")
+    assert (info["math"].serverInfo.name, info["math"].instructions) == ("math", "Numbers only.")
+    assert info["math"].name == "math"  # mcpbridge's ServerInfo names too
+    assert info["math"].capabilities.tools is not None
     assert info["weather"].instructions is None
     assert set(await client.get_server_info(server_name="weather")) == {"weather"}
-    async with client.session("math") as session:
-        assert (await load_mcp_server_info(session)).instructions == "Numbers only."
+    async with client.session("math") as session:  # shared and initialized: refused, as by the adapters
+        with pytest.raises(ValueError, match="already been initialized"):
+            await load_mcp_server_info(session)
+    async with client.session("math", auto_initialize=False) as session:
+        assert (await load_mcp_server_info(session)).serverInfo.name == "math"
+        assert [tool.name for tool in (await session.list_tools()).tools] == ["add", "multiply"]
+    assert (await load_mcp_server_info(None, connection=stdio_connection())).protocolVersion  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="Either a session or a connection"):
+        await load_mcp_server_info(None)
     with pytest.raises(ValueError, match="Couldn't find a server"):
         await client.get_server_info(server_name="nope")
 
@@ -125,7 +135,7 @@ async def test_elicitation_callback_next_to_the_installed_elicitation_plugin(
             callbacks=Callbacks(on_elicitation=on_elicitation),
             plugins=None,
         )
-        assert client.bridge.chain[:2] == ("elicitation", "adapters")
+        assert client.bridge.chain[:3] == ("elicitation", "interceptors", "adapters")
         [book] = await client.get_tools()
         message = await book.ainvoke({"args": {"room": "green"}, "id": "1", "type": "tool_call"})
         await client.aclose()
@@ -133,26 +143,31 @@ async def test_elicitation_callback_next_to_the_installed_elicitation_plugin(
     assert asked == ["Which date should I book?"]
 
 
-async def test_sessions_from_elsewhere_are_refused(make_client: Any, math_url: str) -> None:
+async def test_a_session_opened_elsewhere(math_url: str) -> None:
+    """A session the user opened (here mcp's own `Client`, either protocol) serves prompts,
+    resources, server info and tools, which call through it."""
     from mcp import Client
 
-    async with Client(math_url) as elsewhere:
-        with pytest.raises(ValueError, match=r"MultiServerMCPClient.session"):
-            await load_mcp_resources(elsewhere.session)
+    async with Client(math_url, mode="legacy") as elsewhere:
+        session = elsewhere.session
+        assert [blob.data for blob in await load_mcp_resources(session, uris="math://formulas")] == ["E = mc^2"]
+        [message] = await load_mcp_prompt(session, "configure_assistant", arguments={"skills": "x"})
+        assert isinstance(message, AIMessage)
+        tools = {tool.name: tool for tool in await load_mcp_tools(session, tool_name_prefix=True, server_name="m")}
+        assert [block["text"] for block in await tools["m_add"].ainvoke({"a": 1, "b": 2})] == ["3"]
 
 
 async def test_blob_resource_and_a_failing_read(make_client: Any) -> None:
     client = make_client({"math": {"transport": "in_process", "server": servers.math()}})
     [blob] = await client.get_resources("math", uris="math://table")
     assert (blob.as_bytes(), blob.mimetype) == (b"binary data", "application/octet-stream")
-    # Differs by design: the adapters raise RuntimeError("Error fetching resource ...").
-    with pytest.raises(ServerRequestError, match="math://nope"):
+    with pytest.raises(RuntimeError, match="Error fetching resource math://nope") as raised:
         await client.get_resources("math", uris=["math://formulas", "math://nope"])
+    assert isinstance(raised.value.__cause__, ServerRequestError)
 
 
 async def test_prompt_with_image_content(make_client: Any) -> None:
-    """Differs by design: the adapters refuse non-text prompt content with ValueError."""
+    """As the adapters: non-text prompt content is a ValueError."""
     client = make_client({"math": {"transport": "in_process", "server": servers.math()}})
-    [message] = await client.get_prompt("math", "show_chart")
-    assert isinstance(message, HumanMessage)
-    assert [(block["type"], block["mime_type"]) for block in message.content] == [("image", "image/png")]
+    with pytest.raises(ValueError, match="Unsupported prompt message content type: image"):
+        await client.get_prompt("math", "show_chart")

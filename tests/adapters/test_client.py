@@ -56,30 +56,37 @@ async def test_async_with_closes_the_sessions(math_url: str) -> None:
     await client.aclose()
 
 
-def test_undefined_env_variable_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Differs by design: the adapters keep `${MISSING}` literally (with a warning)."""
+async def test_env_variables_expand_as_in_the_adapters(
+    make_client: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`${VAR}` in a stdio `env` is expanded; an undefined one is passed on literally, with a
+    warning; `${VAR}` elsewhere (an argument) is left as it is, as the adapters leave it."""
+    monkeypatch.setenv("ADAPTERS_SET", "yes")
     monkeypatch.delenv("ADAPTERS_MISSING", raising=False)
-    connection = {**stdio_connection(), "env": {"TOKEN": "${ADAPTERS_MISSING}"}}
-    with pytest.raises(ValueError, match="ADAPTERS_MISSING"):
-        MultiServerMCPClient({"math": connection}, plugins=[])  # type: ignore[dict-item]
+    env = {"SET": "${ADAPTERS_SET}", "MISSING": "${ADAPTERS_MISSING}", "BARE": "p$ADAPTERS_SET"}
+    client = make_client({"reach": {**stdio_connection("reach"), "env": env}})
+    assert "unexpanded variable reference" in caplog.text
+    tools = {tool.name: tool for tool in await client.get_tools()}
+    seen = [(await tools["env"].ainvoke({"name": name}))[0]["text"] for name in env]
+    assert seen == ["yes", "${ADAPTERS_MISSING}", "p$ADAPTERS_SET"]
 
 
 async def test_content_conversions(make_client: Any, behaviours_url: str) -> None:
+    """The adapters' blocks: `lc_` ids, links as file (or image) blocks with their URL."""
     client = make_client({"b": {"url": behaviours_url, "transport": "http"}})
     tools = {tool.name: tool for tool in await client.get_tools()}
     blocks = await tools["resources"].ainvoke({})
-    # file: links are described as text, never handed to a model integration to open
-    assert [(b["type"], b.get("url"), b["extras"]["uri"]) for b in blocks[:3]] == [
-        ("text", None, "file:///a.png"),
-        ("text", None, "file:///a.txt"),
-        ("text", None, "file:///x"),
+    assert all(block.pop("id").startswith("lc_") for block in blocks)
+    assert blocks == [
+        {"type": "image", "url": "file:///a.png", "mime_type": "image/png"},
+        {"type": "file", "url": "file:///a.txt", "mime_type": "text/plain"},
+        {"type": "file", "url": "file:///x"},
+        {"type": "text", "text": "hello"},
+        {"type": "image", "base64": servers.PNG, "mime_type": "image/png"},
+        {"type": "file", "base64": servers.PNG, "mime_type": "application/pdf"},
+        {"type": "text", "text": "one"},
+        {"type": "text", "text": "two"},
     ]
-    assert (blocks[3]["type"], blocks[3]["text"]) == ("text", "hello")
-    assert [(b["type"], b["mime_type"], b["base64"]) for b in blocks[4:6]] == [
-        ("image", "image/png", servers.PNG),
-        ("file", "application/pdf", servers.PNG),
-    ]
-    assert [b["text"] for b in blocks[6:]] == ["one", "two"]
 
 
 async def test_server_info_names_every_failing_server(make_client: Any, math_url: str) -> None:

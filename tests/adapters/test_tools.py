@@ -11,7 +11,6 @@ from langchain_core.tools import ToolException
 from mcpbridge_adapters.client import MultiServerMCPClient
 from mcpbridge_adapters.tools import MCPToolArtifact, load_mcp_tools
 
-from mcpbridge import ConfigError
 from tests.adapters import servers
 from tests.helpers.adapters import stdio_connection
 
@@ -117,11 +116,13 @@ async def test_image_content(make_client: Any, behaviours_url: str) -> None:
     assert (block["type"], block["base64"], block["mime_type"]) == ("image", servers.PNG, "image/png")
 
 
-async def test_audio_content_becomes_an_audio_block(make_client: Any, behaviours_url: str) -> None:
-    """Differs by design: langchain-mcp-adapters raises NotImplementedError for audio."""
+async def test_audio_content_is_refused_as_by_the_adapters(make_client: Any, behaviours_url: str) -> None:
+    """The adapters raise NotImplementedError for audio, on a direct call and in an agent alike."""
     tools = await _tools(make_client, behaviours_url)
-    [block] = await tools["sound"].ainvoke({})
-    assert (block["type"], block["mime_type"]) == ("audio", "audio/wav")
+    with pytest.raises(NotImplementedError, match="audio/wav"):
+        await tools["sound"].ainvoke({})
+    with pytest.raises(NotImplementedError, match="audio/wav"):
+        await tools["sound"].ainvoke({"args": {}, "id": "1", "type": "tool_call"})
 
 
 async def test_transport_failure_raises(make_client: Any) -> None:
@@ -151,15 +152,17 @@ async def test_get_tools_of_one_server_and_unknown_server(make_client: Any, math
         await client.get_tools(server_name="nope")
 
 
-async def test_name_conflict_and_prefix(make_client: Any) -> None:
-    """Differs by design without the prefix: two tools of one name are refused (a model
-    cannot tell them apart) instead of both being returned."""
+async def test_name_conflict_and_prefix(make_client: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """As the adapters: without the prefix both tools are returned (an agent keeps the
+    last), here with a warning."""
     connections = {
         "weather": {"transport": "in_process", "server": servers.search("weather")},
         "flights": {"transport": "in_process", "server": servers.search("flights")},
     }
-    with pytest.raises(ConfigError, match="tool_name_prefix"):
-        await make_client(connections).get_tools()
+    both = await make_client(connections).get_tools()
+    assert [tool.name for tool in both] == ["search", "search"]
+    assert "2 servers offer a tool named 'search'" in caplog.text
+    assert _texts(await both[1].ainvoke({"query": "OSL"})) == ["flights: OSL"]
     tools = {t.name: t for t in await make_client(connections, tool_name_prefix=True).get_tools()}
     assert set(tools) == {"weather_search", "flights_search"}
     assert _texts(await tools["flights_search"].ainvoke({"query": "OSL"})) == ["flights: OSL"]

@@ -75,7 +75,7 @@ def _http_table(name: str, transport: str, table: dict[str, Any]) -> dict[str, A
     if transport == "sse":
         table["transport"] = "sse"
     if "httpx_client_factory" in table:
-        table["http_client"] = adapt_factory(table.pop("httpx_client_factory"), where)
+        table["http_client"] = adapt_factory(table.pop("httpx_client_factory"), where, table.get("auth"))
     if "auth" in table:
         table["auth"] = adapt_auth(table["auth"], where)
     if "timeout" in table:

@@ -111,8 +111,10 @@ def _convert_call_tool_result(call_tool_result: Any) -> tuple[Any, MCPToolArtifa
 
 
 def with_lc_ids(blocks: Any) -> Any:
-    """Content blocks built elsewhere (mcpbridge's own, on a call that never reached the
-    drop-in's layer) in the adapters' shape: each with an `lc_...` id, no `extras`."""
+    """Content built elsewhere (mcpbridge's own, on a call that never reached the drop-in's
+    layer) in the adapters' shape: blocks, each with an `lc_...` id, no `extras`."""
+    if isinstance(blocks, str):
+        return [create_text_block(text=blocks)]
     if not isinstance(blocks, list):
         return blocks
     shaped = []

@@ -51,22 +51,25 @@ class _HeaderAuth(httpx2.Auth):
         yield request
 
 
-def adapt_factory(factory: Factory, where: str) -> Factory:
-    """The user's `httpx_client_factory` as mcp 2.x calls it (httpx2 arguments, an
-    `httpx2.AsyncClient` back)."""
+class _Timeout(httpx.Timeout, httpx2.Timeout):
+    """A timeout that an `httpx` and an `httpx2` client both take."""
+
+
+def adapt_factory(factory: Factory, where: str, auth: Any = None) -> Factory:
+    """The user's `httpx_client_factory` as mcp 2.x calls it (an `httpx2.AsyncClient` back).
+    It is given the connection's own `auth` (of either library) and a timeout either
+    library's client takes."""
 
     def build(
-        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, **_: Any
     ) -> httpx2.AsyncClient:
         made = factory(
-            headers=headers,
-            timeout=httpx.Timeout(**timeout.as_dict()) if timeout is not None else None,
-            auth=auth,
+            headers=headers, timeout=_Timeout(**timeout.as_dict()) if timeout is not None else None, auth=auth
         )
         if isinstance(made, httpx2.AsyncClient):
             return made
         if isinstance(made, httpx.AsyncClient):
-            return from_httpx(made, auth, where)
+            return from_httpx(made, where)
         raise ValueError(
             f"{where}: 'httpx_client_factory' returned a {type(made).__qualname__}; "
             "return an `httpx2.AsyncClient` (or an `httpx.AsyncClient`)"
@@ -75,7 +78,7 @@ def adapt_factory(factory: Factory, where: str) -> Factory:
     return build
 
 
-def from_httpx(client: httpx.AsyncClient, given_auth: httpx2.Auth | None, where: str) -> httpx2.AsyncClient:
+def from_httpx(client: httpx.AsyncClient, where: str) -> httpx2.AsyncClient:
     """An `httpx2.AsyncClient` with the settings of `client` (which is dropped unused)."""
     problem = f"{where}: the httpx.AsyncClient from 'httpx_client_factory'"
     if client.event_hooks["request"] or client.event_hooks["response"]:
@@ -86,11 +89,10 @@ def from_httpx(client: httpx.AsyncClient, given_auth: httpx2.Auth | None, where:
     proxy = _proxy(client, problem)
     pool = transport._pool
     headers = {key: value for key, value in client.headers.items() if _httpx_defaults().get(key) != value}
-    auth = client.auth
     return httpx2.AsyncClient(
         headers=headers,
         timeout=httpx2.Timeout(**client.timeout.as_dict()),
-        auth=given_auth if auth is None or auth is given_auth else adapt_auth(auth, where),  # type: ignore[comparison-overlap]
+        auth=adapt_auth(client.auth, where),
         verify=pool._ssl_context or True,
         http1=pool._http1,
         http2=pool._http2,

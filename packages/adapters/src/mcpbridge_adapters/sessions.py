@@ -127,8 +127,8 @@ def _default_client(
     )
 
 
-def http_factory(factory: Factory | None, where: str) -> Factory:
-    return adapt_factory(factory, where) if factory is not None else _default_client
+def http_factory(factory: Factory | None, where: str, auth: Any) -> Factory:
+    return adapt_factory(factory, where, auth) if factory is not None else _default_client
 
 
 @asynccontextmanager
@@ -172,7 +172,7 @@ async def _create_sse_session(
         headers,
         seconds(timeout),
         seconds(sse_read_timeout),
-        httpx_client_factory=http_factory(httpx_client_factory, url),
+        httpx_client_factory=http_factory(httpx_client_factory, url, auth),
         auth=adapt_auth(auth, url),
     )
     async with streams as (read, write), ClientSession(read, write, **(session_kwargs or {})) as session:
@@ -192,7 +192,7 @@ async def _create_streamable_http_session(
     auth: Any = None,
 ) -> AsyncIterator[ClientSession]:
     """A session with a streamable HTTP server (not initialized)."""
-    client = http_factory(httpx_client_factory, url)(
+    client = http_factory(httpx_client_factory, url, auth)(
         headers=headers,
         timeout=httpx2.Timeout(seconds(timeout), read=seconds(sse_read_timeout)),
         auth=adapt_auth(auth, url),
