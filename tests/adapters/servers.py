@@ -108,6 +108,39 @@ def search(topic: str) -> MCPServer:
     return server
 
 
+def weather() -> MCPServer:
+    """The README's weather server; `whoami` tells the headers that reached it."""
+    server = MCPServer("Weather")
+
+    @server.tool()
+    async def get_weather(location: str) -> str:
+        """Get weather for location."""
+        return f"It's always sunny in {location}"
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        headers = ctx.headers or {}
+        return f"{headers.get('authorization', '-')} {headers.get('x-custom-header', '-')}"
+
+    return server
+
+
+class Details(BaseModel):
+    email: str
+
+
+def profile() -> MCPServer:
+    """Asks mid-call with `ctx.elicit`, a request pushed to the client (legacy protocol only)."""
+    server = MCPServer("profile")
+
+    @server.tool()
+    async def create_profile(name: str, ctx: Context) -> str:
+        answer = await ctx.elicit(message=f"Details for {name}?", schema=Details)
+        return f"{name}: {answer.data.email}" if answer.action == "accept" else f"{name}: {answer.action}"
+
+    return server
+
+
 def behaviours() -> MCPServer:
     """One tool per result shape, annotation and notification the tests need."""
     server = MCPServer("behaviours", instructions="Use the tools wisely.")

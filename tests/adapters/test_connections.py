@@ -8,6 +8,7 @@ from collections.abc import Generator, Iterator
 from datetime import timedelta
 from typing import Any
 
+import httpx
 import httpx2
 import pytest
 
@@ -88,3 +89,42 @@ async def test_auth_and_custom_http_client(make_client: Any, reach_url: str) -> 
     assert await _text(tools["header"], {"name": "x-client"}) == "custom"
     assert made
     assert isinstance(made[0]["auth"], Token)
+
+
+@pytest.mark.parametrize("auth", [None, httpx.BasicAuth("ann", "pw")])
+async def test_an_httpx_client_factory_is_carried_over(make_client: Any, reach_url: str, auth: Any) -> None:
+    """The adapters' factories build an `httpx.AsyncClient`: its headers, timeout and auth
+    reach the server through the httpx2 client built from it."""
+
+    def factory(
+        headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None, auth: httpx.Auth | None = None
+    ) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            headers={**(headers or {}), "X-Client": "httpx"},
+            timeout=timeout or httpx.Timeout(30.0),
+            auth=auth,
+            limits=httpx.Limits(max_keepalive_connections=5, max_connections=10),
+        )
+
+    connection = {"transport": "http", "url": reach_url, "httpx_client_factory": factory, "auth": auth}
+    tools = {t.name: t for t in await make_client({"reach": connection}).get_tools()}
+    assert await _text(tools["header"], {"name": "x-client"}) == "httpx"
+    expected = "Basic YW5uOnB3" if auth is not None else "-"
+    assert await _text(tools["header"], {"name": "authorization"}) == expected
+
+
+async def test_what_cannot_be_carried_over_is_refused_by_name(make_client: Any, reach_url: str) -> None:
+    def hooked(**_: Any) -> httpx.AsyncClient:
+        return httpx.AsyncClient(event_hooks={"request": [lambda request: None]})
+
+    client = make_client({"reach": {"transport": "http", "url": reach_url, "httpx_client_factory": hooked}})
+    with pytest.raises(Exception, match="event hooks"):
+        await client.get_tools()
+
+    class Custom(httpx.Auth):
+        pass
+
+    with pytest.raises(ValueError, match=r"'auth' is a .*Custom.*httpx2\.Auth"):
+        make_client({"reach": {"transport": "http", "url": reach_url, "auth": Custom()}})
+    with pytest.raises(ValueError, match="WebSocket.*streamable HTTP"):
+        make_client({"time": {"transport": "websocket", "url": "ws://127.0.0.1:9/ws"}})
