@@ -128,3 +128,13 @@ async def test_what_cannot_be_carried_over_is_refused_by_name(make_client: Any, 
         make_client({"reach": {"transport": "http", "url": reach_url, "auth": Custom()}})
     with pytest.raises(ValueError, match="WebSocket.*streamable HTTP"):
         make_client({"time": {"transport": "websocket", "url": "ws://127.0.0.1:9/ws"}})
+
+
+def test_tool_calls_are_bounded_as_by_the_adapters(make_client: Any) -> None:
+    """HTTP and SSE calls may take the adapters' `sse_read_timeout` (300 s) by default, stdio
+    calls (which the adapters never bound) a day; `sse_read_timeout` or a client-wide
+    `timeout` says otherwise."""
+    http = {"transport": "http", "url": "http://127.0.0.1:9/mcp"}
+    client = make_client({"h": http, "s": stdio_connection(), "r": {**http, "sse_read_timeout": 5}})
+    assert [client.bridge.settings.server_timeout(name) for name in "hsr"] == [300.0, 86400.0, 5.0]
+    assert make_client({"h": http, "s": stdio_connection()}, timeout=9).bridge.settings.server_timeout("s") == 9.0

@@ -133,8 +133,8 @@ async def test_tool_error_handling(behaviours_url: str) -> None:
     message = await tools["lookup"].ainvoke({"args": {"param1": "x"}, "id": "1", "type": "tool_call"})
     assert (message.status, message.content[0]["text"]) == ("error", "project not found")
     raising = MultiServerMCPClient({"b": {"url": behaviours_url, "transport": "http"}}, handle_tool_errors=False)
+    [tool] = [t for t in await raising.get_tools() if t.name == "lookup"]
     with pytest.raises(ToolException, match="project not found"):
-        [tool] = [t for t in await raising.get_tools() if t.name == "lookup"]
         await tool.ainvoke({"args": {"param1": "x"}, "id": "1", "type": "tool_call"})
     async with client.session("b") as session:
         tools = {tool.name: tool for tool in await load_mcp_tools(session, handle_tool_errors=False)}

@@ -55,6 +55,7 @@ class MultiServerMCPClient:
     `plugins`, `plugin_settings` and further keyword arguments (`timeout`,
     `on_server_error`, ...) go to the `MCPBridge` underneath; `plugins=None` loads the
     installed mcpbridge plugins, as `MCPBridge` does (`on_elicitation` adds its own, `Answering`).
+    Without `timeout`, tool calls are bounded as the adapters bound them (`config`).
     """
 
     def __init__(
@@ -79,7 +80,10 @@ class MultiServerMCPClient:
             answering = Answering(on_elicitation, lambda server: self.bridge.calls_in_flight(server))
             plugins = [*(["*"] if plugins is None else plugins), answering]
         self.bridge = MCPBridge(
-            {name: server_config(name, connection) for name, connection in self.connections.items()},
+            {
+                name: server_config(name, connection, call_timeouts="timeout" not in options)
+                for name, connection in self.connections.items()
+            },
             interceptors=[DropInLayer()],
             plugins=plugins,
             plugin_settings=plugin_settings,

@@ -18,6 +18,10 @@ from mcpbridge_adapters.sessions import WEBSOCKET_REFUSED, expand_env, seconds
 
 DEFAULT_MODE = "legacy"
 """The protocol the adapters speak; servers that push requests (`ctx.elicit`) need it."""
+HTTP_CALL_TIMEOUT = 300.0
+"""The adapters' `sse_read_timeout` default: how long an HTTP or SSE tool call may take."""
+STDIO_CALL_TIMEOUT = 86400.0
+"""The adapters set no bound on a stdio tool call; mcpbridge needs one: a day."""
 
 _HTTP = {"streamable_http", "streamable-http", "http"}
 _IGNORED = {"terminate_on_close"}
@@ -26,9 +30,9 @@ _DEFAULTS = {"encoding": "utf-8", "encoding_error_handler": "strict"}
 """Accepted with their default value only: stdio servers speak strict UTF-8."""
 
 
-def server_config(name: str, connection: Mapping[str, Any]) -> dict[str, Any]:
+def server_config(name: str, connection: Mapping[str, Any], *, call_timeouts: bool = True) -> dict[str, Any]:
     """The mcpbridge server table for one connection dict; a ValueError names what cannot be
-    carried over."""
+    carried over. `call_timeouts`: bound tool calls as the adapters do (unless the dict says)."""
     if "transport" not in connection:
         raise ValueError(
             f"Configuration error: missing 'transport' key in the configuration of server {name!r}; "
@@ -56,13 +60,18 @@ def server_config(name: str, connection: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"'{key}' parameter is required for stdio connection (server {name!r})")
         if given.get("cwd") is not None:
             given["cwd"] = str(given["cwd"])
+        if call_timeouts:
+            given.setdefault("timeout", STDIO_CALL_TIMEOUT)
         env = expand_env(given.pop("env", None))
-        table: dict[str, Any] = _literal({**_drop_none(given), **({"env": env} if env is not None else {})})
-        return table
+        stdio: dict[str, Any] = _literal({**_drop_none(given), **({"env": env} if env is not None else {})})
+        return stdio
     if transport in _HTTP or transport == "sse":
         if "url" not in given:
             raise ValueError(f"'url' parameter is required for {transport} connection (server {name!r})")
-        return _http_table(name, transport, _literal(_drop_none(given)))
+        table = _http_table(name, transport, _literal(_drop_none(given)))
+        if call_timeouts:
+            table.setdefault("timeout", HTTP_CALL_TIMEOUT)
+        return table
     if transport == "in_process":
         return _drop_none(given)
     raise ValueError(
