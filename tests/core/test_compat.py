@@ -17,8 +17,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
+from mcp import Client
 from mcp.client.session import ClientSession
+from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
+from mcp.types import ElicitResult
 
 from mcpbridge import _compat
 
@@ -46,6 +49,21 @@ async def test_mcp_session_stamps_and_sends_raw_requests() -> None:
             session._stamp(data, {})
         with still_there("mcp", "ClientSession._dispatcher.send_raw_request"):
             assert callable(session._dispatcher.send_raw_request)
+
+
+async def test_mcp_session_takes_options_after_it_was_built() -> None:
+    server = MCPServer("compat")
+    async with Client(server) as client:  # in-process, modern: a discover result was adopted
+        session: Any = client.session
+        assert session._build_capabilities(session.protocol_version).elicitation is None
+
+        async def answer(context: Any, params: Any) -> ElicitResult:
+            return ElicitResult(action="decline")
+
+        with still_there("mcp", "ClientSession._elicitation_callback"):
+            _compat.answer_from_now_on(session, {"elicitation_callback": answer})
+            assert session._elicitation_callback is answer
+            assert session._build_capabilities(session.protocol_version).elicitation is not None
 
 
 def test_jsonschema_resolves_a_reference_with_its_base() -> None:

@@ -58,6 +58,21 @@ async def send_raw_request(session: ClientSession, data: dict[str, Any], options
     return raw
 
 
+def answer_from_now_on(session: ClientSession, options: Mapping[str, Any]) -> None:
+    """Gives an open modern session client options it was opened without (callbacks such as
+    `elicitation_callback`, kept as `ClientSession._<option>`) and declares them from its next
+    request on: a modern session declares its capabilities on every request, from what
+    `adopt` computed, so adopting its discover result again declares them. No public API
+    adds a callback once a session is built, and building it with them would declare them in
+    a legacy `initialize` too, before the protocol is known."""
+    for key, value in options.items():
+        if not hasattr(session, f"_{key}"):
+            raise ImportError(removed("mcp", f"ClientSession._{key}"))
+        setattr(session, f"_{key}", value)
+    assert session.discover_result is not None, "only a modern session is given options later"
+    session.adopt(session.discover_result)
+
+
 # -- jsonschema -----------------------------------------------------------------------
 
 

@@ -37,6 +37,7 @@ from mcpbridge._base.config import ServerConfig
 from mcpbridge._base.errors import ConfigError, InvalidToolArguments, ServerConnectionError, describe
 from mcpbridge._base.httpfields import check_headers
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
+from mcpbridge._compat import answer_from_now_on
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.in_flight import ASKING, InFlight, progress_reporter
 from mcpbridge._session.server_logs import wanted_level
@@ -59,8 +60,8 @@ class ModernOnly:
     """A client option (from `mcpbridge_client_options`) that only answers servers on the
     modern protocol, e.g. an elicitation callback that has no way to answer a legacy
     server's mid-call question. It is offered to modern servers only, so a legacy server is
-    never told the client can do what it cannot: in `auto` mode, a server that turns out to
-    be legacy is reconnected (once) without it."""
+    never told the client can do what it cannot: in `auto` mode it is added once the
+    handshake found the server modern (one handshake either way)."""
 
     value: Any
 
@@ -93,8 +94,6 @@ class Connection:
         self._message_handler = options.pop("message_handler", None)
         self._modern_only = {key: value.value for key, value in options.items() if isinstance(value, ModernOnly)}
         self._client_options = {key: value for key, value in options.items() if not isinstance(value, ModernOnly)}
-        self._mode = config.client_mode
-        """`auto` becomes `legacy` once a server is found to be legacy and a client option is modern-only."""
         self._open: Link | None = None
         """The transport of the open session (`Link.session`)."""
         self._tools: list[Tool] = []
@@ -292,12 +291,6 @@ class Connection:
         try:
             async with AsyncExitStack() as stack:
                 client = await self._open_client(stack, link)
-                if self._mode == "auto" and self._modern_only and not _modern(client):
-                    # Declared capabilities cannot be taken back: start over, honestly.
-                    self._mode = "legacy"
-                    await stack.aclose()
-                    link = Link()
-                    client = await self._open_client(stack, link)
                 self._tools = await _list_all(client.session)
                 self.tools_stale = False
                 link.session = client.session
@@ -327,12 +320,16 @@ class Connection:
 
     async def _open_client(self, stack: AsyncExitStack, link: Link) -> Client:
         target = await open_transport(self.name, self.config, stack, link, max_result_bytes=self.max_result_bytes)
-        modern_only = self._modern_only if self._mode != "legacy" else {}
+        mode = self.config.client_mode
+        # Modern-only options: given at once to a modern server; in `auto` mode added after the
+        # handshake, when it found the server modern (a legacy `initialize` must not declare them).
+        modern_only = self._modern_only if mode not in ("legacy", "auto") else {}
         # log_level: of the log messages modern servers send when asked (legacy ones send theirs).
         options = {"log_level": wanted_level(self.name), **self._client_options, **modern_only}
-        return await stack.enter_async_context(
-            Client(target, mode=self._mode, message_handler=self._on_message, **options)
-        )
+        client = await stack.enter_async_context(Client(target, mode=mode, message_handler=self._on_message, **options))
+        if mode == "auto" and self._modern_only and _modern(client):
+            answer_from_now_on(client.session, self._modern_only)
+        return client
 
     async def _watch_tools(self, client: Client) -> None:
         """Modern servers announce tool changes on a `subscriptions/listen` stream (legacy
