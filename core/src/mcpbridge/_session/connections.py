@@ -227,7 +227,9 @@ class Connection:
         once: it never ran the first."""
         again = False
         while True:
-            link = await self._current()
+            link = self._open
+            if link is None or link.ended.is_set():
+                link = await self._current()
             token = call_headers.set(headers) if headers else None
             started = time.monotonic()
             try:

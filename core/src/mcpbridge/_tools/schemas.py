@@ -14,6 +14,11 @@ Checking a value never holds the event loop for long: values nested deeper than
 `max_argument_depth` are refused before the validator (which recurses) sees them, and a
 check that runs past `VALIDATION_BUDGET_MS` on the loop is finished in a worker thread
 (`ToolSchema.problems`), within `VALIDATION_LIMIT_S`; `uniqueItems` costs linear time.
+
+Tool arguments are first checked by a compiled validator (jsonschema-rs, about 1 µs for a
+typical tool): arguments it finds valid go on at once, and only those it refuses, or those
+of a schema it cannot take (one with patterns, which only the cost-bounded engine runs, or a
+schema that is not valid JSON Schema), are checked, and described, by jsonschema.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Literal
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS  # type: ignore[import-untyped]
 from referencing.exceptions import Unresolvable
@@ -214,7 +220,7 @@ class ToolSchema:
     """A tool's input schema: measured (`SchemaBounds`) and its references checked when the
     tool is listed, compiled on the tool's first call, shared by every call after."""
 
-    __slots__ = ("_patterned", "_schema", "_validator", "for_model")
+    __slots__ = ("_compiled", "_patterned", "_schema", "_validator", "for_model")
 
     def __init__(self, schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str) -> None:
         """Raises `SchemaOverBound` when the schema costs more than `bounds`."""
@@ -222,6 +228,8 @@ class ToolSchema:
         self._schema = _resolvable(schema, server, tool) if cost.references or cost.patterns else schema
         self._patterned = cost.patterns
         self._validator: Draft202012Validator | None = None
+        self._compiled: jsonschema_rs.Draft202012Validator | Literal[False] | None = None
+        """The fast validator (None: not built yet; False: this schema has none)."""
         self.for_model: dict[str, Any] = (
             _without(schema, {(node, "$ref") for node in cost.unfollowed}) if cost.unfollowed else schema
         )
@@ -237,6 +245,8 @@ class ToolSchema:
     async def problems(self, arguments: Mapping[str, Any], max_depth: int) -> str | None:
         """Where `arguments` break the schema, or None. A check still running after
         `VALIDATION_BUDGET_MS` is done again in a worker thread, so the loop goes on."""
+        if self._fits(arguments, max_depth):
+            return None
         validator = self.validator
         try:
             return _problems(validator, arguments, max_depth, VALIDATION_BUDGET_MS / 1000)
@@ -246,6 +256,31 @@ class ToolSchema:
                 "(the server was not called)"
             )
             return await asyncio.to_thread(_problems, validator, arguments, max_depth, VALIDATION_LIMIT_S, late)
+
+    def _fits(self, arguments: Mapping[str, Any], max_depth: int) -> bool:
+        """Whether the compiled validator finds `arguments` valid (False: ask jsonschema)."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = False if self._patterned else _fast_validator(self._schema)
+        if compiled is False or (type(arguments) in CONTAINERS and nesting_problem(arguments, max_depth) is not None):
+            return False
+        try:
+            return bool(compiled.is_valid(arguments))
+        except (ValueError, TypeError, OverflowError, RecursionError):  # not a JSON value: let jsonschema say so
+            return False
+
+
+def _refuse(uri: str) -> Any:
+    raise ValueError(f"{uri} is never fetched")
+
+
+def _fast_validator(schema: Mapping[str, Any]) -> jsonschema_rs.Draft202012Validator | Literal[False]:
+    """The compiled validator of `schema`, or False when jsonschema-rs does not take it (it
+    refuses schemas that break the meta-schema, and references it would have to fetch)."""
+    try:
+        return jsonschema_rs.Draft202012Validator(dict(schema), retriever=_refuse, validate_formats=False)
+    except (ValueError, TypeError):  # a jsonschema_rs.ValidationError is a ValueError
+        return False
 
 
 def schema_problems(schema: Mapping[str, Any] | Draft202012Validator, value: Any) -> str | None:
@@ -276,6 +311,11 @@ def _problems(
         return "; ".join(sorted(described)) or None
     except RecursionError:
         return "the value and its schema nest too deeply to be checked (the schema recurses at every level)"
+    except (AttributeError, TypeError, KeyError) as exc:
+        # A keyword whose value breaks the meta-schema (draft-07's `"items": [...]`) makes
+        # jsonschema fail inside: the schema cannot check anything, and the server checks.
+        logger.warning("mcpbridge: a schema is malformed and checks nothing (%s: %s)", type(exc).__name__, exc)
+        return None
     except _OutOfTime:
         if late is None:
             raise
