@@ -18,13 +18,16 @@ from tests.helpers.adapters import stdio_connection
     ("module", "names"),
     [
         ("client", ["MultiServerMCPClient", "Callbacks", "StdioConnection", "StreamableHttpConnection"]),
-        ("tools", ["load_mcp_tools", "MCPToolArtifact"]),
+        (
+            "tools",
+            ["load_mcp_tools", "MCPToolArtifact", "convert_mcp_tool_to_langchain_tool", "to_fastmcp"],
+        ),
         ("interceptors", ["MCPToolCallRequest", "MCPToolCallResult", "ToolCallInterceptor"]),
         ("callbacks", ["Callbacks", "CallbackContext", "LoggingMessageNotificationParams"]),
-        ("prompts", ["load_mcp_prompt"]),
-        ("resources", ["load_mcp_resources"]),
+        ("prompts", ["load_mcp_prompt", "convert_mcp_prompt_message_to_langchain_message"]),
+        ("resources", ["load_mcp_resources", "get_mcp_resource", "convert_mcp_resource_to_langchain_blob"]),
         ("server_info", ["load_mcp_server_info"]),
-        ("sessions", ["Connection", "SSEConnection", "WebsocketConnection"]),
+        ("sessions", ["Connection", "SSEConnection", "WebsocketConnection", "create_session"]),
     ],
 )
 def test_the_modules_users_import_from(module: str, names: list[str]) -> None:

@@ -10,10 +10,13 @@ here="$(cd "$(dirname "$0")" && pwd)"
 VERSION=0.3.2
 cache="$here/.cache"
 [ -f "$cache/.installed" ] && [ "$(cat "$cache/.installed")" = "$VERSION" ] && exit 0
-PIP=${PIP:-"$here/../../../.venv/bin/pip"}
+venv_pip="$here/../../../.venv/bin/pip"  # pip download needs no venv: any pip will do
+if [ -z "${PIP:-}" ]; then
+    if [ -x "$venv_pip" ]; then PIP="$venv_pip"; else PIP="${PYTHON:-python3} -m pip"; fi
+fi
 rm -rf "$cache"
 mkdir -p "$cache/download"
-"$PIP" download -q --disable-pip-version-check --no-deps --no-binary :all: \
+$PIP download -q --disable-pip-version-check --no-deps --no-binary :all: \
     "langchain-mcp-adapters==$VERSION" -d "$cache/download"
 tar -xzf "$cache/download/langchain_mcp_adapters-$VERSION.tar.gz" -C "$cache/download"
 # tests/ and the pyproject.toml whose [tool.pytest.ini_options] they run with

@@ -45,13 +45,13 @@ def direct_tool(
 
         async def execute(request: ToolCallRequest) -> Any:
             if session is not None:
-                return legacy(
-                    await session.call_tool(
-                        request.name, request.args, progress_callback=mcp_callbacks.progress_callback
-                    )
+                result = await session.call_tool(
+                    request.name, request.args, progress_callback=mcp_callbacks.progress_callback
                 )
-            assert connection is not None
-            return legacy(await _call_once(_with_headers(connection, request.headers), request, mcp_callbacks))
+            else:
+                assert connection is not None
+                result = await _call_once(_with_headers(connection, request.headers), request, mcp_callbacks)
+            return legacy(result)
 
         handler = compose(list(tool_interceptors or []), execute)
         request = ToolCallRequest(name=tool.name, args=arguments, server_name=server_name or "unknown", runtime=runtime)
