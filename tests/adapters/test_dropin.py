@@ -51,6 +51,9 @@ async def test_load_mcp_tools_arguments_apply_on_a_shared_session(make_client: A
     await by_name["b_slow_count"].ainvoke({})
     assert calls == ["lookup", "slow_count"]
     assert heard == ["slow_count", "slow_count"]
+    async with client.session("b") as session:
+        named = await load_mcp_tools(session, tool_name_prefix=True, server_name="mine")
+    assert "mine_lookup" in {tool.name for tool in named}
     plain = {tool.name: tool for tool in await client.get_tools()}  # the client's own settings are untouched
     message = await plain["lookup"].ainvoke({"args": {"param1": "x"}, "id": "1", "type": "tool_call"})
     assert message.status == "error"

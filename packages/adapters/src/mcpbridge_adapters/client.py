@@ -146,23 +146,24 @@ class MultiServerMCPClient:
         *,
         callbacks: Callbacks | None,
         tool_interceptors: Sequence[ToolCallInterceptor],
-        tool_name_prefix: bool,
+        prefix: str | None,
         handle_tool_errors: bool,
     ) -> list[BaseTool]:
-        """The tools of `server_name` on its shared session, built once per listing and settings."""
+        """The tools of `server_name` on its shared session (named `{prefix}_{tool}` with a
+        prefix), built once per listing and settings."""
         self._known(server_name)
         if callbacks is not None and callbacks.on_elicitation not in (None, self.callbacks.on_elicitation):
             raise ValueError(
                 "callbacks.on_elicitation: a shared session answers elicitation with the client's callbacks; "
                 "pass it to MultiServerMCPClient(callbacks=Callbacks(on_elicitation=...))"
             )
-        settings = (tuple(map(id, tool_interceptors)), id(callbacks), tool_name_prefix, handle_tool_errors)
+        settings = (tuple(map(id, tool_interceptors)), id(callbacks), prefix, handle_tool_errors)
         tools = []
         for tool in await self.bridge.list_tools(servers=[server_name]):
             key = (id(tool), *settings)
             known = self._adapted.get(key)
             if known is None or known[0] is not tool:
-                name = f"{server_name}_{tool.binding.tool.name}" if tool_name_prefix else tool.binding.tool.name
+                name = f"{prefix}_{tool.binding.tool.name}" if prefix else tool.binding.tool.name
                 adapted = bridged_tool(
                     tool,
                     name=name,

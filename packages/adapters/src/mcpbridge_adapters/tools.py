@@ -86,7 +86,7 @@ async def load_mcp_tools(
             where.server_name,
             callbacks=callbacks,
             tool_interceptors=tool_interceptors or [],
-            tool_name_prefix=tool_name_prefix and (server_name is not None or session is not None),
+            prefix=(server_name or where.server_name) if tool_name_prefix and (server_name or session) else None,
             handle_tool_errors=handle_tool_errors,
         )
     tools: list[Any] = await list_pages(session, "list_tools", "tools")
