@@ -3,6 +3,8 @@ tools they select."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcpbridge import TextPattern, ToolSelector, selected
@@ -38,7 +40,15 @@ class RetrySettings(Policy):
 
     def policy(self, server_name: str, name: str) -> Policy:
         """The policy for the MCP tool `name` of `server_name` (never its display name)."""
+        rules = list(selected(self.rules, server_name, name))
+        if not rules:
+            return self.default_policy
         merged = {key: getattr(self, key) for key in KEYS}
-        for rule in selected(self.rules, server_name, name):
+        for rule in rules:
             merged.update({key: getattr(rule, key) for key in rule.model_fields_set & KEYS})
         return Policy.model_construct(**merged)
+
+    @cached_property
+    def default_policy(self) -> Policy:
+        """The policy of every tool no rule selects (one object for all of them)."""
+        return Policy.model_construct(**{key: getattr(self, key) for key in KEYS})
