@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         load_settings as load_settings,
     )
     from mcpbridge._base.errors import (
+        AuthenticationError as AuthenticationError,
         CannotPauseError as CannotPauseError,
         ClaimStoreError as ClaimStoreError,
         ConfigError as ConfigError,
@@ -102,9 +103,9 @@ _HOMES = {
     for home, names in {
         "_base.config": "load_settings ServerConfig Settings",
         "_base.errors": (
-            "CannotPauseError ClaimStoreError ConfigError describe InvalidHeader InvalidToolArguments MCPBridgeError "
-            "MCPToolError PluginError ResumeConflictError ServerConnectionError ServerRequestError ToolCallError "
-            "ToolTimeoutError validation_problems"
+            "AuthenticationError CannotPauseError ClaimStoreError ConfigError describe InvalidHeader "
+            "InvalidToolArguments MCPBridgeError MCPToolError PluginError ResumeConflictError ServerConnectionError "
+            "ServerRequestError ToolCallError ToolTimeoutError validation_problems"
         ),
         "_base.fromtext": "TextPattern",
         "_base.httpfields": "check_headers header_problem",

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 import tomllib
 import warnings
 from collections.abc import Callable, Mapping
+from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from mcpbridge._base.bounds import (
     DEFAULT_MAX_ARGUMENT_DEPTH,
@@ -25,6 +25,7 @@ from mcpbridge._base.bounds import (
     SchemaBounds,
 )
 from mcpbridge._base.errors import ConfigError, validation_problems
+from mcpbridge._base.expansion import expand_env
 from mcpbridge._base.httpfields import header_problem, value_problem
 from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
 
@@ -40,9 +41,6 @@ _TO_PINS = "a plugin pins tools now; install it and set it in its table, `[plugi
 MiB = 1024 * 1024
 DEFAULT_MAX_ARGUMENT_BYTES = 4 * MiB
 DEFAULT_MAX_RESULT_BYTES = 64 * MiB
-
-_ENV_PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
 
 Transport = Literal["stdio", "http", "sse", "inprocess"]
 
@@ -77,6 +75,10 @@ class ServerConfig(BaseModel):
     """Overrides the top-level `handle_transport_errors` for this server."""
     max_argument_bytes: int | None = Field(default=None, gt=0)
     max_result_bytes: int | None = Field(default=None, gt=0)
+    client_name: str | None = None
+    client_version: str | None = None
+    """Who the client says it is to this server (MCP `clientInfo`); default: the bridge's."""
+    _bridge_client: tuple[str, str | None] = PrivateAttr(default=("mcpbridge", None))
 
     @field_validator("headers")
     @classmethod
@@ -174,6 +176,13 @@ class ServerConfig(BaseModel):
         return self
 
     @property
+    def client_info(self) -> tuple[str, str]:
+        """(name, version) of the MCP `clientInfo` this server is sent: its own keys, else the
+        bridge's, else `mcpbridge` and its version."""
+        name = self.client_name or self._bridge_client[0]
+        return name, self.client_version or self._bridge_client[1] or version("mcpbridge")
+
+    @property
     def client_mode(self) -> str:
         """The `mode` value the mcp `Client` understands."""
         return MODERN_PROTOCOL if self.mode == "modern" else self.mode
@@ -228,7 +237,19 @@ class Settings(BaseModel):
     """A tool whose input schema, with its `$ref`s inlined, nests deeper, inlines more `$ref`s
     or is larger than these is left out when listed, with a warning (see `_schema_cost`)."""
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    client_name: str = "mcpbridge"
+    client_version: str | None = None
+    """Who the client says it is to servers (MCP `clientInfo`); the version defaults to
+    mcpbridge's. A server's own `client_name` / `client_version` win."""
     source: str | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="after")
+    def _introduce_to_servers(self) -> Settings:
+        """A connection sees its server's table only: each gets the bridge's `clientInfo` keys."""
+        for name, server in self.servers.items():
+            server = self.servers[name] = server.model_copy()
+            server._bridge_client = (self.client_name, self.client_version)
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -319,33 +340,6 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
         if raw is None:
             raise ConfigError(f"{file} has no [tool.mcpbridge] table")
     return build_settings(expand_env(raw, str(file)), str(file))
-
-
-def expand_env(value: Any, source: str, key: str = "") -> Any:
-    """Replace `${NAME}` (or `${NAME:-default}`) in every string with the environment's value;
-    `$${` stands for a literal `${`. The one rule for the file and for dicts given in Python
-    (`MCPBridge(servers=..., plugin_settings=...)`); built `ServerConfig`/`Settings` objects
-    are the result of this step and are taken as they are."""
-    if isinstance(value, str):
-
-        def substitute(match: re.Match[str]) -> str:
-            name, default = match.group(1), match.group(2)
-            if name is None:
-                return "${"
-            found = os.environ.get(name, default)
-            if found is None:
-                raise ConfigError(
-                    f"{source}: `{key}` uses ${{{name}}} but {name} is not set in the environment "
-                    f"(set it, or write ${{{name}:-default}})"
-                )
-            return found
-
-        return _ENV_PATTERN.sub(substitute, value)
-    if isinstance(value, Mapping):
-        return {k: expand_env(v, source, f"{key}.{k}" if key else str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [expand_env(v, source, f"{key}[{i}]") for i, v in enumerate(value)]
-    return value
 
 
 def _imported(value: Any, key: str) -> Any:

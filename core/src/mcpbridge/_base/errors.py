@@ -15,6 +15,7 @@ to do.
         ├── MCPToolError           the server answered `isError: true`
         ├── ToolTimeoutError       no answer within the time limit (also a TimeoutError)
         └── ServerConnectionError  the server is unreachable (also a ConnectionError)
+            └── AuthenticationError  the server refused the credentials (HTTP 401/403, OAuth)
 
 Plugins raise `ToolCallError` (or a subclass of their own) for a call that must fail with
 a message to the model; `add_note()` adds to the message (e.g. "gave up after 3
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from mcpbridge._base.tool_errors import (
+        AuthenticationError as AuthenticationError,
         CannotPauseError as CannotPauseError,
         InvalidHeader as InvalidHeader,
         InvalidToolArguments as InvalidToolArguments,
@@ -58,6 +60,7 @@ TOOL_ERRORS = frozenset(
         "MCPToolError",
         "ToolTimeoutError",
         "ServerConnectionError",
+        "AuthenticationError",
     }
 )
 """The `ToolCallError` branch, in `tool_errors` (it is a LangChain `ToolException`): imported

@@ -91,11 +91,37 @@ class ServerConnectionError(ToolCallError, ConnectionError):
     `sent` says whether the request may have reached the server: False when the session
     could not even be opened, so retrying cannot run a tool twice."""
 
+    verdict = "is unreachable"
+
     def __init__(
         self, server_name: str, cause: BaseException | str, *, name: str | None = None, sent: bool = True
     ) -> None:
         where = f"tool {name!r} on server {server_name!r}" if name else f"server {server_name!r}"
         reason = cause if isinstance(cause, str) else describe(cause)
-        super().__init__(f"MCP {where} is unreachable: {reason}", server_name=server_name, name=name)
+        super().__init__(f"MCP {where} {self.verdict}: {reason}", server_name=server_name, name=name)
         self.cause = outward_text(cause) if isinstance(cause, str) else cause
         self.sent = sent
+
+
+class AuthenticationError(ServerConnectionError):
+    """The server refused the credentials (HTTP 401, or 403), or the `auth` flow failed (an
+    OAuth authorization server refused or is down). The server was reached, and the fix is
+    in the configuration; the request was not run (`sent` is False). A `ServerConnectionError`,
+    so that what handles a server that cannot be used now (`on_server_error`,
+    `handle_transport_errors`, claims) handles this one too. `status` is the HTTP status
+    (None for an `auth` flow that failed), `challenge` the server's `WWW-Authenticate`."""
+
+    verdict = "refused the credentials"
+
+    def __init__(
+        self,
+        server_name: str,
+        problem: str,
+        *,
+        status: int | None = None,
+        challenge: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(server_name, problem, name=name, sent=False)
+        self.status = status
+        self.challenge = challenge

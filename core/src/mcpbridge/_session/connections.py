@@ -24,6 +24,7 @@ from mcp import Client, MCPError
 from mcp.client.session import ClientSession
 from mcp.types import (
     CallToolResult,
+    Implementation,
     InputRequiredResult,
     LoggingMessageNotification,
     PaginatedRequestParams,
@@ -328,7 +329,16 @@ class Connection:
         modern_only = self._modern_only if mode not in ("legacy", "auto") else {}
         # log_level: of the log messages modern servers send when asked (legacy ones send theirs).
         options = {"log_level": wanted_level(self.name), **self._client_options, **modern_only}
-        client = await stack.enter_async_context(Client(target, mode=mode, message_handler=self._on_message, **options))
+        name, version = self.config.client_info
+        client = await stack.enter_async_context(
+            Client(
+                target,
+                mode=mode,
+                client_info=Implementation(name=name, version=version),
+                message_handler=self._on_message,
+                **options,
+            )
+        )
         if mode == "auto" and self._modern_only and _modern(client):
             answer_from_now_on(client.session, self._modern_only)
         return client

@@ -5,7 +5,9 @@ and pydantic raise while a session opens or a request waits for its answer becom
 The rule: an error the server sends is that server's answer to that one call (an error
 `CallToolResult` for a tool call, a `ServerRequestError` for any other request); only a
 transport that really ended is a `ServerConnectionError` (the session is dropped, the next
-call reconnects), and only a wait that really expired is a `ToolTimeoutError`.
+call reconnects), and only a wait that really expired is a `ToolTimeoutError`. A server that
+refused the credentials (HTTP 401, 403, an `auth` flow that failed) was reached: that is an
+`AuthenticationError`, saying what the server said and what to check.
 """
 
 from __future__ import annotations
@@ -18,18 +20,26 @@ from typing import Any, cast, get_args
 import anyio
 import httpx2
 from mcp import MCPError
+from mcp.client.auth import OAuthFlowError
 from mcp.types import (
     CONNECTION_CLOSED,
+    INTERNAL_ERROR,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     REQUEST_TIMEOUT,
     CallToolResult,
 )
 from pydantic import ValidationError
 
-from mcpbridge._base.errors import ServerConnectionError, ServerRequestError, ToolTimeoutError
+from mcpbridge._base.errors import (
+    AuthenticationError,
+    ServerConnectionError,
+    ServerRequestError,
+    ToolTimeoutError,
+    describe,
+)
 from mcpbridge._base.pipeline import error_result
 from mcpbridge._platform.declaration import Capability
-from mcpbridge._session.transports import Link
+from mcpbridge._session.transports import HTTPRefusal, Link
 
 WEDGED_AFTER = 1.0
 """Seconds a write may wait for the server to take it (stdio: read its stdin) before a
@@ -45,6 +55,10 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     BaseExceptionGroup,
 )
 """What a transport raises when it broke under a request."""
+STAND_IN = "Server returned an error response"
+"""The mcp streamable HTTP client's error for an HTTP error status whose body is no JSON-RPC
+error: it names neither, so the status and the server's text are taken from `Link.refused`."""
+CREDENTIALS = (401, 403)
 
 
 class Translator:
@@ -76,6 +90,10 @@ class Translator:
         bridge's error: for the tool call to `tool` a server's error is the error result this
         returns (our own `limit` running out a `ToolTimeoutError`), for a request named `what` a
         `ServerRequestError`; for listing tools (neither given) a `ServerConnectionError`."""
+        if (refusal := _refusal(exc, link)) is not None:
+            if refusal.status in CREDENTIALS:
+                raise self._refused(refusal, tool) from None
+            exc = MCPError(code=INTERNAL_ERROR, message=str(refusal))  # the status and text, not the stand-in
         if isinstance(exc, MCPError):
             if exc.code == REQUEST_TIMEOUT:
                 if (stalled := link.write_stalled()) >= WEDGED_AFTER:
@@ -123,10 +141,38 @@ class Translator:
         """What opening the session behind `link` raised, as the error its caller gets."""
         if isinstance(exc, asyncio.CancelledError):
             return ServerConnectionError(self.server, "connecting was cancelled", sent=False)
+        if isinstance(_leaf(exc), OAuthFlowError):
+            return AuthenticationError(self.server, f"its `auth` flow failed: {describe(exc)}: check `auth`")
+        if (refusal := _refusal(exc, link)) is not None:
+            if refusal.status in CREDENTIALS:
+                return self._refused(refusal)
+            return ServerConnectionError(self.server, str(refusal), sent=False)
         return ServerConnectionError(self.server, link.end_reason() if _is_transport_end(exc) else exc, sent=False)
+
+    def _refused(self, refusal: HTTPRefusal, tool: str | None = None) -> AuthenticationError:
+        fix = f"check `headers.Authorization` / `auth` for server {self.server!r}"
+        if refusal.status == 403:
+            fix += " (its token may lack a scope), and that the server accepts this client (a Host or Origin check)"
+        return AuthenticationError(
+            self.server, f"{refusal}: {fix}", status=refusal.status, challenge=refusal.challenge, name=tool
+        )
 
     def _malformed(self, tool: str, problem: str) -> CallToolResult:
         return error_result(f"MCP server {self.server!r} returned a malformed result for {tool!r}: {problem}")
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _refusal(exc: BaseException, link: Link) -> HTTPRefusal | None:
+    """The HTTP error status behind `exc`: the mcp client's stand-in for it (streamable HTTP),
+    or httpx's error naming it (SSE)."""
+    exc = _leaf(exc)
+    stand_in = isinstance(exc, MCPError) and exc.code == INTERNAL_ERROR and exc.message == STAND_IN
+    return link.refused if stand_in or isinstance(exc, httpx2.HTTPStatusError) else None
 
 
 def _is_transport_end(exc: BaseException) -> bool:

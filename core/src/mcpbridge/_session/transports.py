@@ -3,8 +3,10 @@
 Each opened session gets a `Link`: the facts a connection needs to tell a server's own
 answer from a broken transport. Its `ended` event is set the moment the transport's read
 side ends (a stdio process exited, a stream hit EOF), so a server that dies while idle is
-noticed before the next call, and `session_gone` is set when a streamable HTTP server
-answers 404 to our `Mcp-Session-Id` (it restarted and forgot the session).
+noticed before the next call, `session_gone` is set when a streamable HTTP server
+answers 404 to our `Mcp-Session-Id` (it restarted and forgot the session), and `refused`
+keeps the last HTTP error status the server answered (the mcp client reports it with neither
+status nor text).
 
 Both HTTP transports (streamable HTTP and SSE) get their client from the server's
 `http_client` factory (default: a plain `httpx2.AsyncClient`) with the server's static
@@ -18,6 +20,7 @@ import asyncio
 import contextvars
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx2
@@ -27,6 +30,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpbridge._base.config import ServerConfig
+from mcpbridge._base.redaction import MAX_QUOTED_CHARS, capped
 from mcpbridge._session.stdio import StdioTransport
 
 HTTP_TIMEOUT = 30.0
@@ -45,6 +49,22 @@ call_headers: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.Con
 the HTTP hook below sees exactly the headers of the call that made the POST."""
 
 
+@dataclass(frozen=True, slots=True)
+class HTTPRefusal:
+    """An HTTP error status a server answered: the status, its reason phrase, the server's
+    `WWW-Authenticate` challenge and the start of its body (both cut to a quote's length)."""
+
+    status: int
+    reason: str
+    challenge: str | None
+    text: str
+
+    def __str__(self) -> str:
+        said = [f"WWW-Authenticate: {self.challenge}"] if self.challenge else []
+        said += [f"the server said: {self.text}"] if self.text else []
+        return f"HTTP {self.status} {self.reason}" + (f" ({'; '.join(said)})" if said else "")
+
+
 class Link:
     """One opened session's transport, as seen from the connection."""
 
@@ -54,6 +74,8 @@ class Link:
     def __init__(self) -> None:
         self.ended = asyncio.Event()
         self.session_gone = False
+        self.refused: HTTPRefusal | None = None
+        """The last HTTP error status the server answered on this transport."""
         self.closing = False
         """The bridge is closing this transport (`aclose()`)."""
         self.broke = False
@@ -149,18 +171,33 @@ def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
 def _session_watch(link: Link) -> Callable[[httpx2.Response], Any]:
     """A response hook: HTTP 404 to a request that carried `Mcp-Session-Id` means the
     server no longer knows the session (the streamable HTTP spec); so does a 400 whose body
-    says the session is unknown, which some servers send instead."""
+    says the session is unknown, which some servers send instead. Any other error status is
+    kept as `link.refused`."""
 
     async def watch(response: httpx2.Response) -> None:
-        if response.status_code not in (400, 404) or MCP_SESSION_ID not in response.request.headers:
+        status = response.status_code
+        if status < 400:
             return
-        if response.status_code == 400:
-            body = (await response.aread())[:2048].lower()
-            if b"session" not in body:
-                return
-        link.session_gone = True
+        text = await _start_of(response)
+        if MCP_SESSION_ID in response.request.headers and (
+            status == 404 or (status == 400 and "session" in text.lower())
+        ):
+            link.session_gone = True
+            return
+        challenge = response.headers.get("www-authenticate")
+        link.refused = HTTPRefusal(status, response.reason_phrase, challenge and capped(challenge), capped(text))
 
     return watch
+
+
+async def _start_of(response: httpx2.Response) -> str:
+    """The start of an error response's body, as text. It is read whole, as the mcp client
+    (a JSON-RPC error) or an `auth` flow (a 401) read it next; `_bound` bounds it."""
+    try:
+        body = await response.aread()
+    except httpx2.StreamError:
+        return ""
+    return body[:MAX_QUOTED_CHARS].decode("utf-8", "replace").strip()
 
 
 class ResultTooLarge(httpx2.StreamError):
@@ -169,11 +206,12 @@ class ResultTooLarge(httpx2.StreamError):
 
 
 def _bound(server: str, limit: int | None) -> Callable[[httpx2.Response], Any]:
-    """A response hook bounding each JSON response body (before anything reads it); SSE
-    events are bounded by the SDK (streamable HTTP: `max_sse_event_size`; SSE: 1 MiB)."""
+    """A response hook bounding each JSON or error response body (before anything reads it);
+    SSE events are bounded by the SDK (streamable HTTP: `max_sse_event_size`; SSE: 1 MiB)."""
 
     async def bound(response: httpx2.Response) -> None:
-        if limit is not None and response.headers.get("content-type", "").startswith("application/json"):
+        json = response.headers.get("content-type", "").startswith("application/json")
+        if limit is not None and (json or response.status_code >= 400):
             response.stream = _BoundedStream(response.stream, server, limit)
 
     return bound
