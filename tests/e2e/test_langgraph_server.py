@@ -14,18 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import os
-import shutil
 import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -37,20 +28,10 @@ from mcpbridge_events import EVENT_TYPE
 
 from mcpbridge.testing import serve_http
 from tests.helpers import ROOT
+from tests.helpers.langgraph_dev import Server, langgraph_dev
 from tests.servers.session_log import SessionLog
 
 EXAMPLE = ROOT / "examples" / "langgraph-server"
-START_TIMEOUT_S = 90
-DEV_OPTIONS = ("--no-browser", "--no-reload", "--n-jobs-per-worker", "4", "--server-log-level", "WARNING")
-LANGGRAPH = shutil.which("langgraph", path=str(Path(sys.executable).parent))
-OFFLINE_ENV = {  # nothing in the server may reach the network
-    "LANGGRAPH_NO_VERSION_CHECK": "true",
-    "LANGSMITH_TRACING": "false",
-    "LANGCHAIN_TRACING_V2": "false",
-    "LANGSMITH_API_KEY": "",
-    "LANGCHAIN_API_KEY": "",
-    "LANGGRAPH_CLOUD_LICENSE_KEY": "",
-}
 
 
 @dataclass
@@ -67,18 +48,6 @@ class Notes:
     @property
     def notes(self) -> dict[str, str]:
         return dict(self.module.NOTES)
-
-
-@dataclass
-class Server:
-    """A running `langgraph dev`."""
-
-    process: subprocess.Popen[bytes]
-    url: str
-    log: Path
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
 
 
 @pytest.fixture(scope="module")
@@ -98,44 +67,9 @@ def notes() -> Iterator[Notes]:
 
 @pytest.fixture(scope="module")
 def server(notes: Notes, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    if LANGGRAPH is None:
-        message = 'the `langgraph` command is missing: pip install "langgraph-cli[inmem]" (requirements-dev.txt)'
-        if os.environ.get("MCPBRIDGE_TEST_REQUIRE_SERVICES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    project = tmp_path_factory.mktemp("langgraph-server") / "app"
-    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("__pycache__", ".langgraph_api"))
-    port = _free_port()
-    log = project / "server.log"
-    env = {
-        **os.environ,
-        **OFFLINE_ENV,
-        "NOTES_MCP_URL": notes.url,
-        "NOTES_MCP_MODE": "legacy",
-        "AGENT_MODEL": "offline",
-    }
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [LANGGRAPH, "dev", "--port", str(port), *DEV_OPTIONS],
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    running = Server(process, f"http://127.0.0.1:{port}", log)
-    try:
-        _wait_ok(running)
+    env = {"NOTES_MCP_URL": notes.url, "NOTES_MCP_MODE": "legacy", "AGENT_MODEL": "offline"}
+    with langgraph_dev(EXAMPLE, tmp_path_factory.mktemp("langgraph-server") / "app", env, stop_s=20) as running:
         yield running
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 @pytest.fixture
@@ -267,23 +201,3 @@ def test_shutdown_closes_the_session(server: Server, notes: Notes) -> None:
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=30) in (0, -signal.SIGTERM), server.output()[-3000:]  # uvicorn re-raises it
     assert notes.sessions.closed == [session]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_ok(server: Server) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            pytest.fail(f"`langgraph dev` exited with {server.process.returncode}:\n{server.output()[-5000:]}")
-        try:
-            with urllib.request.urlopen(f"{server.url}/ok", timeout=1) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.2)
-    pytest.fail(f"`langgraph dev` did not answer /ok within {START_TIMEOUT_S} s:\n{server.output()[-5000:]}")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -23,8 +22,8 @@ import pytest
 from langgraph_sdk import get_client
 from playwright.async_api import Page, async_playwright
 
-from tests.e2e.test_langgraph_server import DEV_OPTIONS, LANGGRAPH, OFFLINE_ENV, Server, _free_port, _wait_ok
 from tests.helpers import ROOT
+from tests.helpers.langgraph_dev import Server, langgraph_dev, need_langgraph
 from tests.plugins.events.test_events_chromium import CHROMIUM_ARGS, chromium_path
 
 pytestmark = pytest.mark.chromium
@@ -57,36 +56,12 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`langgraph dev` on a copy of the example's agent (its dev persistence stays out of the
-    repository), serving the built page at /cards/."""
-    if LANGGRAPH is None:
-        _missing('the `langgraph` command is missing: pip install "langgraph-cli[inmem]" (requirements-dev.txt)')
+    """`langgraph dev` on a copy of the example's agent, serving the built page at /cards/."""
+    need_langgraph()
     chromium_path()  # skip before starting anything when there is no browser
-    project = tmp_path_factory.mktemp("react-agent") / "agent"
-    shutil.copytree(EXAMPLE / "agent", project, ignore=shutil.ignore_patterns("__pycache__", ".langgraph_api"))
-    port, log = _free_port(), project / "server.log"
-    env = {**os.environ, **OFFLINE_ENV, "CARDS_DIST": str(dist), "CARDS_DELAY": DELAY_S, "MCP_PYTHON": sys.executable}
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(LANGGRAPH), "dev", "--port", str(port), *DEV_OPTIONS],
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    running = Server(process, f"http://127.0.0.1:{port}", log)
-    try:
-        _wait_ok(running)
+    env = {"CARDS_DIST": str(dist), "CARDS_DELAY": DELAY_S, "MCP_PYTHON": sys.executable}
+    with langgraph_dev(EXAMPLE / "agent", tmp_path_factory.mktemp("react-agent") / "agent", env) as running:
         yield running
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture
