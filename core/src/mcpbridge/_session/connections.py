@@ -165,7 +165,7 @@ class Connection:
             )
 
         with self._in_flight.tracking(request):
-            return await self.send_for(request, call)
+            return self._translate.hinted(await self.send_for(request, call))
 
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast, get_args
+from typing import Any, TypeVar, cast, get_args
 
 import anyio
 import httpx2
@@ -27,6 +27,7 @@ from mcp.types import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     REQUEST_TIMEOUT,
     CallToolResult,
+    TextContent,
 )
 from pydantic import ValidationError
 
@@ -36,10 +37,14 @@ from mcpbridge._base.errors import (
     ServerRequestError,
     ToolTimeoutError,
     describe,
+    error_text,
 )
 from mcpbridge._base.pipeline import error_result
 from mcpbridge._platform.declaration import Capability
+from mcpbridge._platform.rounds import METHODS
 from mcpbridge._session.transports import HTTPRefusal, Link
+
+T = TypeVar("T")
 
 WEDGED_AFTER = 1.0
 """Seconds a write may wait for the server to take it (stdio: read its stdin) before a
@@ -59,6 +64,16 @@ STAND_IN = "Server returned an error response"
 """The mcp streamable HTTP client's error for an HTTP error status whose body is no JSON-RPC
 error: it names neither, so the status and the server's text are taken from `Link.refused`."""
 CREDENTIALS = (401, 403)
+REFUSED_BY_CLIENT: Mapping[str, Capability] = {
+    "Elicitation not supported": "elicitation",
+    "Sampling not supported": "sampling",
+    "List roots not supported": "roots",
+}
+"""What the mcp client answers a server's request that nothing answers; servers pass it on as
+their error (a JSON-RPC error, or a tool error)."""
+NO_BACK_CHANNEL = "no back-channel for server-initiated requests"
+"""What mcp 2.x servers say when a tool pushes a request (`ctx.elicit`) on the modern protocol,
+which has no channel for it."""
 
 
 class Translator:
@@ -115,7 +130,8 @@ class Translator:
             if tool is None:
                 raise ServerConnectionError(self.server, exc) from exc
             missing = exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY
-            hint = f". {self._unanswered(_required_capability(exc.data))}" if missing else ""
+            hint = self._unanswered(_required_capability(exc.data)) if missing else self.pushed(exc.message)
+            hint = f". {hint}" if hint else ""
             return error_result(
                 f"MCP server {self.server!r} answered the call to {tool!r} with an error: "
                 f"{exc.message} (code {exc.code}){hint}"
@@ -136,6 +152,29 @@ class Translator:
             if tool is not None:
                 return self._malformed(tool, str(exc))
         raise exc
+
+    def pushed(self, text: str) -> str | None:
+        """The hint for a server's error `text` saying that a request it pushed mid-call was
+        refused: what answers it, or, on the modern protocol that cannot carry it, the legacy one."""
+        if NO_BACK_CHANNEL in text:
+            capability = next((answers for method, answers in METHODS.items() if method in text), None)
+            return (
+                f"the server asks for {capability or 'input'} mid-call, which the modern protocol (2026-07-28) "
+                f'has no channel for: set `mode = "legacy"` for server {self.server!r} and answer it there '
+                f"({self._unanswered(capability)})"
+            )
+        refused = next((answers for said, answers in REFUSED_BY_CLIENT.items() if said in text), None)
+        return None if refused is None else self._unanswered(refused)
+
+    def hinted(self, result: T) -> T:
+        """`result` itself, or an error result whose text says a pushed request was refused (see
+        `pushed`) with the hint as one more text block."""
+        if isinstance(result, CallToolResult) and result.is_error:
+            text = " ".join(item.text for item in result.content if isinstance(item, TextContent))
+            if (hint := self.pushed(text)) is not None and hint not in text:  # not our own error result
+                hinted = [*result.content, TextContent(type="text", text=f"mcpbridge: {error_text(hint)}")]
+                return cast(T, result.model_copy(update={"content": hinted}))
+        return result
 
     def not_opened(self, exc: BaseException, link: Link) -> ServerConnectionError:
         """What opening the session behind `link` raised, as the error its caller gets."""
