@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcpbridge._base.fromtext import FromText
-from mcpbridge._base.pipeline import ToolCallRequest
+
+if TYPE_CHECKING:  # the pipeline imports mcp: settings parse sources without it
+    from mcpbridge._base.pipeline import ToolCallRequest
 
 Origin = Literal["context", "state", "config", "header"]
 _ORIGINS: tuple[Origin, ...] = ("context", "state", "config", "header")

@@ -7,10 +7,27 @@ Gated calls pause the agent with a LangGraph `interrupt()` whose value is an
 
 from __future__ import annotations
 
-from mcpbridge import Plugin, ToolCallInterceptor, hookimpl
-from mcpbridge_approval.decisions import APPROVAL, APPROVE, PAYLOAD_TYPE, create_approval_resume
-from mcpbridge_approval.interceptor import ARTIFACT_TYPE, ApprovalInterceptor, needs_approval
+from typing import TYPE_CHECKING
+
+from mcpbridge import Plugin, hookimpl, lazy_exports
+from mcpbridge_approval.names import ARTIFACT_TYPE
 from mcpbridge_approval.settings import ArgumentCondition, Rule, Settings
+
+if TYPE_CHECKING:
+    from mcpbridge import ToolCallInterceptor
+    from mcpbridge_approval.decisions import APPROVAL, APPROVE, PAYLOAD_TYPE, create_approval_resume
+    from mcpbridge_approval.interceptor import ApprovalInterceptor, needs_approval
+
+# The interceptor and the decisions import mcp and LangGraph: on first use only.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(
+            ("APPROVAL", "APPROVE", "PAYLOAD_TYPE", "create_approval_resume"), "mcpbridge_approval.decisions"
+        ),
+        **dict.fromkeys(("ApprovalInterceptor", "needs_approval"), "mcpbridge_approval.interceptor"),
+    },
+)
 
 __all__ = [
     "APPROVAL",
@@ -30,4 +47,6 @@ mcpbridge_plugin = Plugin(settings=Settings, position=30, artifacts=(ARTIFACT_TY
 
 @hookimpl
 def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
+    from mcpbridge_approval.interceptor import ApprovalInterceptor
+
     return [ApprovalInterceptor(settings)]

@@ -10,9 +10,8 @@ from mcp.types import CallToolResult, TextContent, Tool
 
 from mcpbridge import ToolCallHandler, ToolCallRequest, selected, tool_hints
 from mcpbridge_approval.decisions import APPROVAL, decision_schema
+from mcpbridge_approval.names import ARTIFACT_TYPE
 from mcpbridge_approval.settings import Settings
-
-ARTIFACT_TYPE = "mcpbridge_approval"
 
 
 def needs_approval(settings: Settings, request: ToolCallRequest) -> bool:

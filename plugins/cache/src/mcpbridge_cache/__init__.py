@@ -5,13 +5,29 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
-from mcpbridge import BridgeContext, ConfigError, MCPBridge, Plugin, PluginError, hookimpl
-from mcpbridge_cache.interceptor import ARTIFACT_TYPE, CacheInterceptor
-from mcpbridge_cache.keys import KeyBuilder
-from mcpbridge_cache.policy import Policy
+from mcpbridge import BridgeContext, ConfigError, Plugin, PluginError, hookimpl, lazy_exports
+from mcpbridge_cache.names import ARTIFACT_TYPE
 from mcpbridge_cache.settings import CacheSettings, Rule
-from mcpbridge_cache.stores import MemoryStore, Store, StoreUnavailable
+
+if TYPE_CHECKING:
+    from mcpbridge import MCPBridge
+    from mcpbridge_cache.interceptor import CacheInterceptor
+    from mcpbridge_cache.keys import KeyBuilder as KeyBuilder
+    from mcpbridge_cache.policy import Policy as Policy
+    from mcpbridge_cache.stores import MemoryStore, Store, StoreUnavailable
+
+# The interceptor and the stores import mcp and the call pipeline: on first use only.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "CacheInterceptor": "mcpbridge_cache.interceptor",
+        "KeyBuilder": "mcpbridge_cache.keys",
+        "Policy": "mcpbridge_cache.policy",
+        **dict.fromkeys(("MemoryStore", "Store", "StoreUnavailable"), "mcpbridge_cache.stores"),
+    },
+)
 
 __all__ = [
     "ARTIFACT_TYPE",
@@ -46,6 +62,8 @@ def build_store(settings: CacheSettings) -> Store:
             flight_lease=settings.flight_lease,
             max_entry_bytes=settings.max_entry_bytes,
         )
+    from mcpbridge_cache.stores import MemoryStore
+
     return MemoryStore(settings.max_entries)
 
 
@@ -67,6 +85,10 @@ def mcpbridge_check_settings(config: BridgeContext) -> None:
 
 @hookimpl
 def mcpbridge_interceptors(settings: CacheSettings, config: BridgeContext) -> list[CacheInterceptor]:
+    from mcpbridge_cache.interceptor import CacheInterceptor
+    from mcpbridge_cache.keys import KeyBuilder
+    from mcpbridge_cache.policy import Policy
+
     secret = settings.secret.get_secret_value().encode() if settings.secret else os.urandom(32)
     keys = KeyBuilder(config.settings.servers, settings.partition_by, secret)
     store = build_store(settings)
@@ -97,6 +119,8 @@ async def mcpbridge_teardown(interceptors: Sequence[CacheInterceptor]) -> None:
 
 
 def interceptors_of(bridge: MCPBridge) -> list[CacheInterceptor]:
+    from mcpbridge_cache.interceptor import CacheInterceptor
+
     found = [ic for ic in bridge.interceptors if isinstance(ic, CacheInterceptor)]
     if not found:
         raise PluginError(

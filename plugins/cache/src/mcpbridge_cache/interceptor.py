@@ -15,10 +15,9 @@ from mcpbridge import ToolCallHandler, ToolCallRequest
 from mcpbridge_cache import codec
 from mcpbridge_cache.complaints import Complaints
 from mcpbridge_cache.keys import CacheKey, KeyBuilder, MissingIdentity
+from mcpbridge_cache.names import ARTIFACT_TYPE
 from mcpbridge_cache.policy import Policy
 from mcpbridge_cache.stores import Lease, Seen, Store, StoreUnavailable
-
-ARTIFACT_TYPE = "mcpbridge_cache"
 
 
 class CacheInterceptor:

@@ -8,13 +8,27 @@ A server's `InputRequiredResult` becomes a LangGraph interrupt whose value is an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpbridge import ModernOnly, Plugin, ToolCallInterceptor, hookimpl
-from mcpbridge_elicitation.answers import ELICITATION, PAYLOAD_TYPE, create_elicitation_resume
-from mcpbridge_elicitation.interceptor import ARTIFACT_TYPE, ElicitationInterceptor
-from mcpbridge_elicitation.legacy import LEGACY_FIX, elicitation_callback
+from mcpbridge import Plugin, hookimpl, lazy_exports
+from mcpbridge_elicitation.names import ARTIFACT_TYPE, LEGACY_FIX
 from mcpbridge_elicitation.settings import Settings
+
+if TYPE_CHECKING:
+    from mcpbridge import ToolCallInterceptor
+    from mcpbridge_elicitation.answers import ELICITATION, PAYLOAD_TYPE, create_elicitation_resume
+    from mcpbridge_elicitation.interceptor import ElicitationInterceptor
+    from mcpbridge_elicitation.legacy import elicitation_callback as elicitation_callback
+
+# The interceptor and the answers import mcp and LangGraph: on first use only.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(("ELICITATION", "PAYLOAD_TYPE", "create_elicitation_resume"), "mcpbridge_elicitation.answers"),
+        "ElicitationInterceptor": "mcpbridge_elicitation.interceptor",
+        "elicitation_callback": "mcpbridge_elicitation.legacy",
+    },
+)
 
 __all__ = [
     "ARTIFACT_TYPE",
@@ -32,6 +46,8 @@ mcpbridge_plugin = Plugin(
 
 @hookimpl
 def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
+    from mcpbridge_elicitation.interceptor import ElicitationInterceptor
+
     return [ElicitationInterceptor(settings)]
 
 
@@ -39,6 +55,9 @@ def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
 def mcpbridge_client_options(server_name: str, settings: Settings) -> Mapping[str, Any] | None:
     if server_name in settings.skip_servers:
         return None
+    from mcpbridge import ModernOnly
+    from mcpbridge_elicitation.legacy import elicitation_callback
+
     callback = elicitation_callback(server_name, settings.on_elicitation)
     # Without `on_elicitation`, only modern servers can be answered (through an interrupt):
     # a legacy server must not be told this client does elicitation.

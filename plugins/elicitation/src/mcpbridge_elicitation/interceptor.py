@@ -10,9 +10,8 @@ from mcp.types import ElicitRequest, ElicitResult, InputRequiredResult
 
 from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest, capability_of, split_round
 from mcpbridge_elicitation.answers import ELICITATION, answers_schema, describe_requests
+from mcpbridge_elicitation.names import ARTIFACT_TYPE
 from mcpbridge_elicitation.settings import Settings
-
-ARTIFACT_TYPE = "mcpbridge_elicitation"
 
 
 class ElicitationInterceptor:

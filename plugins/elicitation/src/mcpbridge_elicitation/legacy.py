@@ -12,11 +12,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, ElicitRequestParams, ElicitResult, ErrorData
 
 from mcpbridge import describe
-
-LEGACY_FIX = (
-    "a legacy-protocol server asks for user input mid-call, where the agent cannot pause: "
-    "set `on_elicitation` in [plugins.elicitation] to answer its questions"
-)
+from mcpbridge_elicitation.names import LEGACY_FIX
 
 
 def elicitation_callback(server: str, on_elicitation: Callable[..., Any] | None) -> Any:

@@ -7,9 +7,21 @@ context, state or config (or the environment, a literal, or your own function).
 
 from __future__ import annotations
 
-from mcpbridge import BridgeContext, ConfigError, Plugin, hookimpl
-from mcpbridge_headers.interceptor import HeadersInterceptor, InvalidHeaderValue, MissingHeaderValue, redact
+from typing import TYPE_CHECKING
+
+from mcpbridge import BridgeContext, ConfigError, Plugin, hookimpl, lazy_exports
 from mcpbridge_headers.settings import Header, HeaderProvider, HeadersSettings
+
+if TYPE_CHECKING:
+    from mcpbridge_headers.interceptor import HeadersInterceptor, InvalidHeaderValue, MissingHeaderValue, redact
+
+# The interceptor imports the core's call pipeline (mcp): on first use only.
+__getattr__ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        ("HeadersInterceptor", "InvalidHeaderValue", "MissingHeaderValue", "redact"), "mcpbridge_headers.interceptor"
+    ),
+)
 
 __all__ = [
     "Header",
@@ -39,4 +51,6 @@ def mcpbridge_check_settings(settings: HeadersSettings, config: BridgeContext) -
 
 @hookimpl
 def mcpbridge_interceptors(settings: HeadersSettings) -> list[HeadersInterceptor]:
+    from mcpbridge_headers.interceptor import HeadersInterceptor
+
     return [HeadersInterceptor(settings)]

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ImportString, PlainValidator
 
-from mcpbridge import ServerName, ToolCallRequest, ValueSource, header_problem
+from mcpbridge import ServerName, ValueSource, header_problem
+
+if TYPE_CHECKING:  # the call pipeline imports mcp: the settings are read without it
+    from mcpbridge import ToolCallRequest
 
 OnMissing: TypeAlias = Literal["error", "skip"]
 
 HeaderProvider: TypeAlias = Callable[
-    [ToolCallRequest], "Mapping[str, str | None] | Awaitable[Mapping[str, str | None] | None] | None"
+    ["ToolCallRequest"], "Mapping[str, str | None] | Awaitable[Mapping[str, str | None] | None] | None"
 ]
 """`(request) -> {header: value}` (sync or async): headers computed in code for one call.
 A `None` value leaves that header out."""

@@ -12,64 +12,20 @@ forgot the session is asked again on a new one. Nothing runs on a tool call.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-from langchain_core.documents.base import Blob
-from langchain_core.messages import AIMessage, HumanMessage
-from mcp.client.session import ClientSession
-from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate
+from mcpbridge import lazy_exports
 
-from mcpbridge import MCPBridge
-from mcpbridge_resources.convert import all_prompts, all_resource_templates, all_resources, to_blobs, to_messages
+if TYPE_CHECKING:
+    from mcpbridge_resources.access import (
+        get_prompt,
+        get_resources,
+        list_prompts,
+        list_resource_templates,
+        list_resources,
+    )
 
 __all__ = ["get_prompt", "get_resources", "list_prompts", "list_resource_templates", "list_resources"]
 
-
-async def list_resources(bridge: MCPBridge, server: str) -> list[Resource]:
-    """The resources `server` lists (every page)."""
-    return await bridge.request(server, "resources/list", all_resources)
-
-
-async def list_resource_templates(bridge: MCPBridge, server: str) -> list[ResourceTemplate]:
-    """The resource templates (URI templates) `server` lists (every page)."""
-    return await bridge.request(server, "resources/templates/list", all_resource_templates)
-
-
-async def get_resources(bridge: MCPBridge, server: str, uris: str | Sequence[str] | None = None) -> list[Blob]:
-    """The contents of resources as LangChain Blobs (metadata `uri`, `server_name`): of
-    `uris` (one URI or several), or of every listed resource when None (templates are not
-    expanded)."""
-    wanted = [uris] if isinstance(uris, str) else list(uris) if uris is not None else None
-    if wanted is None:
-        wanted = [str(resource.uri) for resource in await list_resources(bridge, server)]
-    blobs: list[Blob] = []
-    for uri in wanted:
-        blobs.extend(to_blobs(server, await bridge.request(server, f"resources/read of {uri!r}", _reader(uri))))
-    return blobs
-
-
-async def list_prompts(bridge: MCPBridge, server: str) -> list[Prompt]:
-    """The prompts `server` lists (every page)."""
-    return await bridge.request(server, "prompts/list", all_prompts)
-
-
-async def get_prompt(
-    bridge: MCPBridge, server: str, name: str, arguments: Mapping[str, Any] | None = None
-) -> list[HumanMessage | AIMessage]:
-    """The prompt `name` as LangChain messages (role user → HumanMessage, assistant →
-    AIMessage); argument values that are not strings are sent as JSON (MCP prompt arguments
-    are strings)."""
-    sent = {key: value if isinstance(value, str) else json.dumps(value) for key, value in (arguments or {}).items()}
-    result = await bridge.request(
-        server, f"prompts/get of {name!r}", lambda session: session.get_prompt(name, sent or None)
-    )
-    return to_messages(result)
-
-
-def _reader(uri: str) -> Callable[[ClientSession], Awaitable[ReadResourceResult]]:
-    def read(session: ClientSession) -> Awaitable[ReadResourceResult]:
-        return session.read_resource(uri)
-
-    return read
+# They import mcp and LangChain: on first use only, so that loading the plugin stays cheap.
+__getattr__ = lazy_exports(__name__, dict.fromkeys(__all__, "mcpbridge_resources.access"))

@@ -7,9 +7,17 @@ exponential backoff and jitter (tenacity), only for tools that are safe to repea
 
 from __future__ import annotations
 
-from mcpbridge import Plugin, hookimpl
-from mcpbridge_retry.interceptor import ARTIFACT_TYPE, EVENT, RetryInterceptor
+from typing import TYPE_CHECKING
+
+from mcpbridge import Plugin, hookimpl, lazy_exports
+from mcpbridge_retry.names import ARTIFACT_TYPE, EVENT
 from mcpbridge_retry.settings import Policy, RetrySettings, Rule
+
+if TYPE_CHECKING:
+    from mcpbridge_retry.interceptor import RetryInterceptor
+
+# The interceptor imports mcp and tenacity: on first use only.
+__getattr__ = lazy_exports(__name__, {"RetryInterceptor": "mcpbridge_retry.interceptor"})
 
 __all__ = ["ARTIFACT_TYPE", "EVENT", "Policy", "RetryInterceptor", "RetrySettings", "Rule"]
 
@@ -18,4 +26,6 @@ mcpbridge_plugin = Plugin(settings=RetrySettings, position=60, artifacts=(ARTIFA
 
 @hookimpl
 def mcpbridge_interceptors(settings: RetrySettings) -> list[RetryInterceptor]:
+    from mcpbridge_retry.interceptor import RetryInterceptor
+
     return [RetryInterceptor(settings)]

@@ -29,12 +29,10 @@ from mcpbridge import (
     result_text,
     tool_hints,
 )
+from mcpbridge_retry.names import ARTIFACT_TYPE, EVENT
 from mcpbridge_retry.settings import Policy, RetrySettings
 
 logger = logging.getLogger("mcpbridge_retry")
-
-ARTIFACT_TYPE = "mcpbridge_retry"
-EVENT = "retry.attempt"
 
 
 class RetryInterceptor:

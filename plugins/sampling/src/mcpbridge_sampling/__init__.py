@@ -11,14 +11,29 @@ mid-call, answered by the client's `sampling_callback`. Review pauses the agent 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpbridge import BridgeContext, ModernOnly, Plugin, StashKey, ToolCallInterceptor, hookimpl
-from mcpbridge_sampling.interceptor import ARTIFACT_TYPE, SamplingInterceptor
-from mcpbridge_sampling.legacy import sampling_callback
-from mcpbridge_sampling.review import PAYLOAD_TYPE, SAMPLING_REVIEW, create_sampling_resume
-from mcpbridge_sampling.sampler import Sampler
+from mcpbridge import BridgeContext, Plugin, StashKey, hookimpl, lazy_exports
+from mcpbridge_sampling.names import ARTIFACT_TYPE
 from mcpbridge_sampling.settings import Settings
+
+if TYPE_CHECKING:
+    from mcpbridge import ToolCallInterceptor
+    from mcpbridge_sampling.interceptor import SamplingInterceptor
+    from mcpbridge_sampling.legacy import sampling_callback as sampling_callback
+    from mcpbridge_sampling.review import PAYLOAD_TYPE, SAMPLING_REVIEW, create_sampling_resume
+    from mcpbridge_sampling.sampler import Sampler
+
+# The interceptor, the review and the sampler import mcp and LangGraph: on first use only.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(("PAYLOAD_TYPE", "SAMPLING_REVIEW", "create_sampling_resume"), "mcpbridge_sampling.review"),
+        "SamplingInterceptor": "mcpbridge_sampling.interceptor",
+        "Sampler": "mcpbridge_sampling.sampler",
+        "sampling_callback": "mcpbridge_sampling.legacy",
+    },
+)
 
 __all__ = [
     "ARTIFACT_TYPE",
@@ -44,13 +59,15 @@ mcpbridge_plugin = Plugin(
 )
 """Inside elicitation: that plugin asks the person, this one answers the model's part of a round."""
 
-SAMPLER = StashKey[Sampler]()
+SAMPLER = StashKey["Sampler"]()
 """The bridge's one sampler, shared by the interceptor and the callbacks, so string models
 are built once per bridge."""
 
 
 @hookimpl
 def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[ToolCallInterceptor]:
+    from mcpbridge_sampling.interceptor import SamplingInterceptor
+
     return [SamplingInterceptor(_sampler(settings, config))]
 
 
@@ -58,6 +75,9 @@ def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[To
 def mcpbridge_client_options(server_name: str, settings: Settings, config: BridgeContext) -> Mapping[str, Any] | None:
     if not settings.allows(server_name):
         return None  # a server that may not ask is never told the client can answer
+    from mcpbridge import ModernOnly
+    from mcpbridge_sampling.legacy import sampling_callback
+
     callback = sampling_callback(server_name, _sampler(settings, config))
     # With review on, only modern servers can be answered (the agent pauses between rounds).
     return {"sampling_callback": callback if settings.review == "never" else ModernOnly(callback)}
@@ -73,5 +93,7 @@ def mcpbridge_status(settings: Settings) -> str:
 
 def _sampler(settings: Settings, config: BridgeContext) -> Sampler:
     if SAMPLER not in config.stash:
+        from mcpbridge_sampling.sampler import Sampler
+
         config.stash[SAMPLER] = Sampler(settings)
     return config.stash[SAMPLER]

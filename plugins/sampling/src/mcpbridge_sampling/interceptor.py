@@ -14,10 +14,10 @@ from typing import Any
 from mcp.types import CreateMessageRequest, CreateMessageResult, TextContent
 
 from mcpbridge import RoundAnswerer, ToolCallError, ToolCallRequest, call_of
+from mcpbridge_sampling.names import ARTIFACT_TYPE
 from mcpbridge_sampling.review import DECISION_SCHEMA, SAMPLING_REVIEW, review_details
 from mcpbridge_sampling.sampler import Draft, Refused, Sampler
 
-ARTIFACT_TYPE = "mcpbridge_sampling"
 _KEPT = 256
 """Rounds (and drafts) kept waiting for a re-call or a resume; the oldest are dropped."""
 

@@ -2,14 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator
 
 from mcpbridge import ServerName
 
-ModelSpec = str | BaseChatModel
+
+def _model_spec(value: object) -> object:
+    """A string as it is; LangChain is imported only to check an object, so that loading the
+    plugin (`mcpbridge plugins`) does not import it."""
+    if isinstance(value, str):
+        return value
+    from langchain_core.language_models import BaseChatModel
+
+    if isinstance(value, BaseChatModel):
+        return value
+    raise ValueError(
+        f"a model is an init_chat_model string such as 'openai:gpt-4o-mini' or a LangChain chat model object, "
+        f"not a {type(value).__name__}"
+    )
+
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    ModelSpec: TypeAlias = str | BaseChatModel
+else:  # the same type, checked by `_model_spec`
+    ModelSpec = Annotated[Any, PlainValidator(_model_spec, json_schema_input_type=str)]
 """An `init_chat_model` string (`"openai:gpt-4o-mini"`) or a chat model object (Python only)."""
 
 

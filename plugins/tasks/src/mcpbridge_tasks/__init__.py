@@ -7,10 +7,20 @@ their status streamed as events, cancelled with the agent run, resumed after a r
 
 from __future__ import annotations
 
-from mcpbridge import Plugin, hookimpl
-from mcpbridge_tasks.interceptor import ARTIFACT_TYPE, RESUMED_EVENT, STATUS_EVENT, TasksInterceptor
-from mcpbridge_tasks.ledger import NAMESPACE, Ledger
+from typing import TYPE_CHECKING
+
+from mcpbridge import Plugin, hookimpl, lazy_exports
+from mcpbridge_tasks.names import ARTIFACT_TYPE, NAMESPACE, RESUMED_EVENT, STATUS_EVENT
 from mcpbridge_tasks.settings import TasksSettings
+
+if TYPE_CHECKING:
+    from mcpbridge_tasks.interceptor import TasksInterceptor
+    from mcpbridge_tasks.ledger import Ledger
+
+# The interceptor and the ledger import mcp and LangGraph: on first use only.
+__getattr__ = lazy_exports(
+    __name__, {"Ledger": "mcpbridge_tasks.ledger", "TasksInterceptor": "mcpbridge_tasks.interceptor"}
+)
 
 __all__ = [
     "ARTIFACT_TYPE",
@@ -29,6 +39,8 @@ mcpbridge_plugin = Plugin(settings=TasksSettings, position=57, answers=("tasks",
 
 @hookimpl
 def mcpbridge_interceptors(settings: TasksSettings) -> list[TasksInterceptor]:
+    from mcpbridge_tasks.interceptor import TasksInterceptor
+
     return [TasksInterceptor(settings)]
 
 

@@ -20,13 +20,11 @@ from mcpbridge import (
     error_result,
 )
 from mcpbridge_tasks.ledger import Ledger
+from mcpbridge_tasks.names import ARTIFACT_TYPE, RESUMED_EVENT, STATUS_EVENT
 from mcpbridge_tasks.settings import TasksSettings
 
 logger = logging.getLogger("mcpbridge_tasks")
 
-ARTIFACT_TYPE = "mcpbridge_tasks"
-STATUS_EVENT = "task.status"
-RESUMED_EVENT = "task.resumed"
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 

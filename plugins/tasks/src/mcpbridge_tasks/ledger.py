@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from langgraph.store.base import BaseStore
 
 from mcpbridge import ToolCallRequest, thread_id
-
-NAMESPACE = "mcpbridge_tasks"
+from mcpbridge_tasks.names import NAMESPACE
 
 
 @dataclass(frozen=True, slots=True)
