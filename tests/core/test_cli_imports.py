@@ -30,16 +30,7 @@ def imported_by(*args: str) -> tuple[set[str], str]:
     return set(json.loads(done.stderr.strip().splitlines()[-1])), done.stdout
 
 
-PLUGINS_STILL_HEAVY = pytest.mark.xfail(
-    strict=True,
-    reason="the packages of approval, cache, elicitation, events, headers, resources, retry, sampling and tasks "
-    "still import their interceptors (mcp, LangChain) at the top: claims, demo, otel, pins and roots do not",
-)
-
-
-@pytest.mark.parametrize(
-    "args", [["--help"], ["--version"], pytest.param(["plugins"], marks=PLUGINS_STILL_HEAVY)], ids=" ".join
-)
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["plugins"]], ids=" ".join)
 def test_quick_commands_import_no_heavy_dependency(args: list[str]) -> None:
     modules, out = imported_by(*args)
     assert out.strip()

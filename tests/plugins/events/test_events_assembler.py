@@ -8,7 +8,9 @@ import asyncio
 from typing import Any, TypedDict
 
 import mcpbridge_events
+import pytest
 from langchain_core.messages import AIMessage, AnyMessage
+from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command, interrupt
@@ -170,3 +172,25 @@ def test_a_task_status_shows_on_the_call() -> None:
     call._apply_update("task.status", {"task_id": "t-1", "status": "completed", "message": "step 1"})
     call._apply_notes([{"type": "mcpbridge_tasks", "task_id": "t-1"}])
     assert {k: call.to_js()[k] for k in ("taskId", "taskStatus")} == {"taskId": "t-1", "taskStatus": "completed"}
+
+
+async def test_a_raising_tool_reads_as_an_error_from_langgraph_tools_stream_alone() -> None:
+    """LangGraph's own `tools` stream reports a tool that raises as `tool-error` with the
+    error's text in `message`: the assembler shows that text while the run still goes."""
+
+    @tool
+    def explode(reason: str) -> str:
+        """Always fails."""
+        raise ValueError(f"exploded: {reason}")
+
+    graph = agent([explode], ask(("explode", {"reason": "no fuel"})))
+    assembler = ToolCallAssembler()
+
+    async def feed() -> None:
+        async for chunk in graph.astream(USER, {"configurable": {"thread_id": "t1"}}, stream_mode="tools"):
+            assembler.feed(chunk)
+
+    with pytest.raises(ValueError, match="exploded: no fuel"):  # the tool node lets it through
+        await feed()
+    [call] = assembler.tool_calls
+    assert (call.name, call.call_id, call.status, call.error) == ("explode", "call-1", "error", "exploded: no fuel")

@@ -1,8 +1,8 @@
 """The events on LangGraph's event-streaming protocol v2 (`astream_events(version="v3")`, what
 langgraph-api runs for @langchain/react): the `custom` stream only with the plugin's
 `stream_transformers()`, and an MCP error result reported as `tool-error` on the `tools`
-channel, as LangGraph reports a tool that raises. The browser side is
-tests/e2e/test_react_tool_cards.py."""
+channel by the lifecycle interceptor, as LangGraph reports a tool that raises. The browser
+side is tests/e2e/test_react_tool_cards.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import mcpbridge_events
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
-from mcpbridge_events import EVENT_TYPE, stream_transformers
+from mcpbridge_events import EVENT_TYPE, LifecycleEvents, stream_transformers
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import ScriptedChatModel
@@ -57,6 +57,13 @@ async def test_an_mcp_error_result_is_a_tool_error_on_the_tools_channel() -> Non
     assert ("call-1", "tool-error") not in tools
     [error] = [d for m, d in events if m == "tools" and d["event"] == "tool-error"]
     assert error["message"] == "Error executing tool divide: division by zero"  # the server's text
+
+
+async def test_the_plugin_adds_one_layer_to_a_tools_chain() -> None:
+    """The lifecycle interceptor writes the `tools` channel's `tool-error` itself: no second
+    interceptor on every call."""
+    async with MCPBridge({"demo": build_server()}, plugins=[mcpbridge_events]) as bridge:
+        assert [type(interceptor) for interceptor in bridge.interceptors] == [LifecycleEvents]
 
 
 async def test_without_the_tools_stream_an_mcp_error_stays_a_result() -> None:

@@ -3,13 +3,28 @@ counterpart of LangGraph JS `useStream().toolCalls`) and a live web inspector.""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcpbridge import AddCommand, BridgeContext, Plugin, hookimpl
-from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
-from mcpbridge_events.lifecycle import EVENT_TYPE, LifecycleEvents
+from mcpbridge import AddCommand, BridgeContext, Plugin, hookimpl, lazy_exports
 from mcpbridge_events.limits import DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_UPDATES, MIN_TEXT_BYTES, Limits
-from mcpbridge_events.streaming import ToolErrorEvents, stream_transformers
+from mcpbridge_events.names import EVENT_TYPE
+
+if TYPE_CHECKING:
+    from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
+    from mcpbridge_events.lifecycle import LifecycleEvents
+    from mcpbridge_events.streaming import stream_transformers
+
+# The interceptor, the assembler and the transformers import mcp, LangChain and LangGraph: on first use only.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(("AssembledToolCall", "ToolCallAssembler", "ToolProgress"), "mcpbridge_events.assembler"),
+        "LifecycleEvents": "mcpbridge_events.lifecycle",
+        "stream_transformers": "mcpbridge_events.streaming",
+    },
+)
 
 __all__ = [
     "EVENT_TYPE",
@@ -18,7 +33,6 @@ __all__ = [
     "Limits",
     "Settings",
     "ToolCallAssembler",
-    "ToolErrorEvents",
     "ToolProgress",
     "stream_transformers",
 ]
@@ -53,8 +67,9 @@ def add_commands(add_command: AddCommand) -> None:
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[LifecycleEvents | ToolErrorEvents]:
+def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[LifecycleEvents]:
+    from mcpbridge_events.lifecycle import LifecycleEvents
+
     limits = Limits(settings.max_updates_per_call, settings.max_text_bytes)
     include = {"include_input": settings.include_input, "include_output": settings.include_output}
-    # ToolErrorEvents inside LifecycleEvents: it sees the same final result (after retries, the cache)
-    return [LifecycleEvents(**include, limits=limits, note_types=config.artifact_types), ToolErrorEvents()]
+    return [LifecycleEvents(**include, limits=limits, note_types=config.artifact_types)]

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
-from langgraph.errors import GraphBubbleUp
 
-from mcpbridge_events.lifecycle import EVENT_TYPE, output_of_message
+from mcpbridge_events.lifecycle import output_of_message
 from mcpbridge_events.limits import Limits, bounded, cut_text
+from mcpbridge_events.names import EVENT_TYPE
 
 Status = Literal["running", "finished", "error"]
 
@@ -268,12 +268,8 @@ class ToolCallAssembler:
                 call.input = dict(event["input"])
         elif kind == "tool-finished" and isinstance(event.get("output"), ToolMessage):
             self._reconcile(call, event["output"])
-        elif kind == "tool-error":
-            error = event.get("error")
-            if isinstance(error, GraphBubbleUp):
-                call.interrupted = True
-            else:
-                call.status, call.error = "error", str(error)
+        elif kind == "tool-error":  # LangGraph writes the error's text as `message`, none for an interrupt
+            call.status, call.error = "error", str(event.get("message", ""))
         return call
 
     def _state(self, data: Mapping[str, Any], namespace: list[str]) -> list[AssembledToolCall]:

@@ -1,5 +1,7 @@
 """The lifecycle interceptor: tells a UI, through LangGraph's custom stream, that a tool call
 started, made progress, finished or failed — the moment it happens, not when the step ends.
+A call that ends in an error result is also reported as `tool-error` on LangGraph's `tools`
+channel, as LangGraph reports a tool that raises (see `streaming`).
 
 Every event is a dict with `type == EVENT_TYPE`, the `event` kind and the `tool_call_id` (the
 AIMessage's tool-call id), so a consumer can pick them out of `stream_mode="custom"` and
@@ -18,9 +20,8 @@ from mcp.types import CallToolResult, InputRequiredResult
 
 from mcpbridge import STRUCTURED_CONTENT, ToolCallHandler, ToolCallRequest, result_text
 from mcpbridge_events.limits import Limits, bounded
-
-EVENT_TYPE = "mcpbridge.tool_call"
-"""The `type` of every event this plugin writes to the custom stream."""
+from mcpbridge_events.names import EVENT_TYPE
+from mcpbridge_events.runs import namespace_of, report_tool_error
 
 
 class LifecycleEvents:
@@ -60,7 +61,7 @@ class LifecycleEvents:
             server_name=request.server_name,
             name=request.name,
             display_name=request.display_name or request.name,
-            namespace=_namespace(runtime),
+            namespace=namespace_of(runtime),
             message_id=_message_id(runtime, tool_call_id),
             input=dict(request.args) if self.include_input else None,
             limits=dict(self._announced),
@@ -85,6 +86,7 @@ class LifecycleEvents:
             raise
         error = _error_of(result)
         if error is not None:
+            report_tool_error(runtime, tool_call_id, error)  # silent when the run does not stream `tools`
             emit("error", error=error, notes=self._notes(request))
         else:
             emit("finished", output=_output(result) if self.include_output else None, notes=self._notes(request))
@@ -114,14 +116,6 @@ def _message_id(runtime: Any, tool_call_id: str) -> str | None:
         if isinstance(message, AIMessage) and any(call.get("id") == tool_call_id for call in message.tool_calls):
             return message.id
     return None
-
-
-def _namespace(runtime: Any) -> list[str]:
-    """The graph path of the node running the call, as `astream(subgraphs=True)` reports it:
-    the checkpoint namespace without the tool task's own segment."""
-    config = getattr(runtime, "config", None) or {}
-    checkpoint_ns = str(config.get("configurable", {}).get("checkpoint_ns", ""))
-    return checkpoint_ns.split("|")[:-1] if checkpoint_ns else []
 
 
 def _error_of(result: Any) -> str | None:
