@@ -11,9 +11,13 @@ Without node or the installed servers the tier is skipped locally; in CI (`CI=tr
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +100,46 @@ def git_repo(tmp_path: Path) -> Path:
 def git_server(git_repo: Path) -> Callable[[str], dict[str, Any]]:
     """`git_server(version)`: mcp-server-git limited to `git_repo`."""
     return lambda version: python_server("mcp-server-git", version, "--repository", str(git_repo))
+
+
+@pytest.fixture
+def local_site(tmp_path: Path) -> Iterator[str]:
+    """A static site on a loopback port (`tmp_path / "site"`), for servers that browse or fetch:
+    its URL, ending in "/"."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(PAGE)
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+PAGE = """<!doctype html><html><head><title>Local test page</title></head><body>
+<h1>Hello from the local page</h1><p>The answer is <b>forty-two</b>.</p>
+<button onclick="document.getElementById('out').textContent = 'clicked!'">Press me</button>
+<p id="out">not yet</p></body></html>"""
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def chromium() -> str:
+    """Debian's Chromium (`MCPBRIDGE_TEST_CHROMIUM`, else `chromium` on PATH)."""
+    found = os.environ.get("MCPBRIDGE_TEST_CHROMIUM") or shutil.which("chromium")
+    if not found:
+        if required():
+            pytest.fail("chromium is missing; CI installs it", pytrace=False)
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    return found
 
 
 @pytest.fixture

@@ -126,7 +126,8 @@ def _link_block(link: ResourceLink) -> Any:
     text block that describes the link: the integration is never handed `file:///etc/passwd`
     or the server's own scheme to open (it is there for `read_resource`, shown as text)."""
     uri = str(link.uri)
-    extras: dict[str, Any] = {"name": link.name, **({"description": link.description} if link.description else {})}
+    extras: dict[str, Any] = {"name": link.name}
+    extras.update((key, value) for key, value in (("title", link.title), ("description", link.description)) if value)
     if _openable(uri):
         create = blocks.create_image_block if _is_image(link.mime_type) else blocks.create_file_block
         return create(url=uri, mime_type=link.mime_type, **extras)

@@ -220,7 +220,7 @@ class ToolSchema:
     """A tool's input schema: measured (`SchemaBounds`) and its references checked when the
     tool is listed, compiled on the tool's first call, shared by every call after."""
 
-    __slots__ = ("_compiled", "_patterned", "_schema", "_validator", "for_model")
+    __slots__ = ("_compiled", "_patterned", "_schema", "_validator", "defaults", "for_model")
 
     def __init__(self, schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str) -> None:
         """Raises `SchemaOverBound` when the schema costs more than `bounds`."""
@@ -235,6 +235,9 @@ class ToolSchema:
         )
         """The schema LangChain is given (`args_schema`): without the `$ref`s it cannot inline,
         on which `convert_to_openai_tool`, so every `bind_tools`, would raise."""
+        self.defaults = required_defaults(schema)
+        """Required properties that have a `default`, filled in when a call leaves them out:
+        servers (@playwright/mcp) mark such fields required and accept calls without them."""
 
     @property
     def validator(self) -> Draft202012Validator:
@@ -268,6 +271,15 @@ class ToolSchema:
             return bool(compiled.is_valid(arguments))
         except (ValueError, TypeError, OverflowError, RecursionError):  # not a JSON value: let jsonschema say so
             return False
+
+
+def required_defaults(schema: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The top-level `required` properties of `schema` that have a `default`, with it."""
+    properties, required = schema.get("properties"), schema.get("required")
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return ()
+    fields = [(name, properties.get(name)) for name in required if isinstance(name, str)]
+    return tuple((name, field["default"]) for name, field in fields if isinstance(field, dict) and "default" in field)
 
 
 def _refuse(uri: str) -> Any:

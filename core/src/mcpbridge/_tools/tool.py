@@ -8,6 +8,7 @@ tool (schema validator, interceptor chain, names) is built once, not on every ca
 from __future__ import annotations
 
 from collections.abc import Callable
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -83,6 +84,10 @@ class MCPTool(BaseTool):
                 "annotations": annotations,
                 "server_name": binding.server_name,
                 "name": tool.name,
+                # The MCP display name: `title`, else `annotations.title`, else the name.
+                "title": tool.title or annotations.get("title") or tool.name,
+                "icons": [icon.model_dump(mode="json", by_alias=True, exclude_none=True) for icon in tool.icons or ()],
+                "output_schema": tool.output_schema,
                 "mcp_meta": tool.meta,
             },
         )
@@ -168,6 +173,9 @@ class MCPTool(BaseTool):
 
     async def _call(self, arguments: dict[str, Any], runtime: Any, tool_call_id: str | None) -> Any:
         binding = self._binding
+        for key, default in binding.schema.defaults:  # empty for almost every tool
+            if key not in arguments:
+                arguments[key] = deepcopy(default)
         request = ToolCallRequest(
             name=binding.tool.name,
             args=arguments,
