@@ -130,10 +130,8 @@ def test_the_cli_prints_the_refusal(
 ) -> None:
     config = gated[1]
     file = tmp_path / "mcpbridge.toml"
-    file.write_text(
-        f'[servers.s]\nurl = {json.dumps(config["url"])}\ntransport = "{config["transport"]}"\n'
-        f'headers = {{Authorization = "Bearer {WRONG}"}}\n[plugins]\nautoload = false\n'
-    )
+    lines = [f"{key} = {json.dumps(value)}" for key, value in config.items()]
+    file.write_text("\n".join(["[servers.s]", *lines, "[servers.s.headers]", f'Authorization = "Bearer {WRONG}"']))
     assert cli(["tools", "--config", str(file)]) == 1
     err = capsys.readouterr().err
     assert "mcpbridge: error: MCP server 's' refused the credentials: HTTP 401 Unauthorized" in err

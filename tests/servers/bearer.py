@@ -11,20 +11,20 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from mcpbridge.testing import make_server
+
 TOKEN = "good-token-4711"
 READ_ONLY_TOKEN = "read-only-token-0815"
 CHALLENGE = 'Bearer realm="mcp", error="invalid_token", error_description="The access token expired"'
 
 
+def echo(text: str) -> str:
+    """Repeat the text."""
+    return text
+
+
 def build() -> MCPServer:
-    server = MCPServer("bearer")
-
-    @server.tool()
-    def echo(text: str) -> str:
-        """Repeat the text."""
-        return text
-
-    return server
+    return make_server(echo, name="bearer")
 
 
 @dataclass
