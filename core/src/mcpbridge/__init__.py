@@ -89,6 +89,7 @@ if TYPE_CHECKING:
     )
     from mcpbridge._platform.sources import ValueSource as ValueSource, thread_id as thread_id
     from mcpbridge._session.connections import ModernOnly as ModernOnly
+    from mcpbridge._session.loops import on_caller_loop as on_caller_loop
     from mcpbridge._session.server_info import ServerInfo as ServerInfo
     from mcpbridge._tools.results import (
         STRUCTURED_CONTENT as STRUCTURED_CONTENT,
@@ -128,6 +129,7 @@ _HOMES = {
         "_platform.selectors": "selected ServerName ToolSelector",
         "_platform.sources": "thread_id ValueSource",
         "_session.connections": "ModernOnly",
+        "_session.loops": "on_caller_loop",
         "_session.server_info": "ServerInfo",
         "_tools.results": "content_block result_text STRUCTURED_CONTENT",
         "_tools.schemas": "schema_problems",

@@ -8,12 +8,18 @@ from any other loop or thread is sent home and awaited (or waited for) from ther
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+_CALLER: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
+    "mcpbridge_caller_loop", default=None
+)
+"""The loop that awaits the work sent home (`HomeLoop.submit`), seen by that work."""
 
 
 class HomeLoop:
@@ -57,9 +63,10 @@ class HomeLoop:
         self.bind_here()
         loop = self._loop
         assert loop is not None
-        if asyncio.get_running_loop() is loop:
+        caller = asyncio.get_running_loop()
+        if caller is loop:
             return coro
-        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_sent_from(caller, coro), loop))
 
     def run_sync(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run `coro` on the home loop (in the caller's context) and block until it is done."""
@@ -81,6 +88,23 @@ class HomeLoop:
                 "`with MCPBridge(...)` so that it runs its own loop thread"
             )
         return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+
+async def _sent_from(caller: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
+    _CALLER.set(caller)
+    return await coro
+
+
+async def on_caller_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Await `coro` on the loop of the code that called the bridge. A bridge opened with
+    `with MCPBridge(...)` (as under `langgraph dev`) runs every tool call on its own loop
+    thread, while what the caller hands it may belong to the caller's loop: a LangGraph store
+    (`runtime.store`), a database pool. An interceptor awaits calls to such objects through
+    this; where the call was not sent to another loop, `coro` runs here."""
+    caller = _CALLER.get()
+    if caller is None or caller is asyncio.get_running_loop() or caller.is_closed():
+        return await coro
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, caller))
 
 
 def _serve(loop: asyncio.AbstractEventLoop) -> None:

@@ -2,7 +2,11 @@
 e.g. `AsyncSqliteStore` / `AsyncPostgresStore`), under `("mcpbridge_tasks", thread_id)`
 with the model's tool-call id as key. A worker that restarts
 the run from its checkpoint re-runs the tool call with the same thread and tool-call id,
-finds the id and polls that task instead of creating another."""
+finds the id and polls that task instead of creating another.
+
+The store belongs to the agent's loop, which is not the chain's when the bridge runs its own
+loop thread (`with MCPBridge(...)`, as under `langgraph dev`): every store call is awaited
+there, through `on_caller_loop`."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from dataclasses import dataclass
 
 from langgraph.store.base import BaseStore
 
-from mcpbridge import ToolCallRequest, thread_id
+from mcpbridge import ToolCallRequest, on_caller_loop, thread_id
 from mcpbridge_tasks.names import NAMESPACE
 
 
@@ -33,7 +37,7 @@ class Ledger:
 
     async def task_id(self, request: ToolCallRequest) -> str | None:
         """The id recorded for this call's (server, tool), if any."""
-        item = await self.store.aget(self.namespace, self.key)
+        item = await on_caller_loop(self.store.aget(self.namespace, self.key))
         value = item.value if item is not None else {}
         same = value.get("server") == request.server_name and value.get("tool") == request.name
         task_id = value.get("task_id")
@@ -41,7 +45,7 @@ class Ledger:
 
     async def record(self, request: ToolCallRequest, task_id: str) -> None:
         value = {"task_id": task_id, "server": request.server_name, "tool": request.name}
-        await self.store.aput(self.namespace, self.key, value, index=False)
+        await on_caller_loop(self.store.aput(self.namespace, self.key, value, index=False))
 
     async def forget(self) -> None:
-        await self.store.adelete(self.namespace, self.key)
+        await on_caller_loop(self.store.adelete(self.namespace, self.key))
