@@ -2,8 +2,10 @@
 as bridge server configs; the helpers that restart or kill them are `tests.helpers.thirdparty`.
 
 npm: `@modelcontextprotocol/server-everything` (stdio and streamable HTTP), `-filesystem`,
-`-memory`; PyPI: `mcp-server-time` and `mcp-server-git`, current (mcp 2.x) and `2026.8.18`
-(mcp 1.x) releases, each in a venv of its own.
+`-memory`, `-sequential-thinking`, `@playwright/mcp` (with Debian's Chromium), a server of our
+own on the TypeScript SDK (`servers/`); PyPI: `mcp-server-time` and `mcp-server-git`, current
+(mcp 2.x) and `2026.8.18` (mcp 1.x) releases, `mcp-server-fetch`, and FastMCP 4 serving
+`servers/fastmcp_app.py`, each in a venv of its own. `local_site` serves a page on loopback.
 
 Without node or the installed servers the tier is skipped locally; in CI (`CI=true`) or with
 `MCPBRIDGE_TEST_REQUIRE_SERVICES=1` it fails instead.
