@@ -14,8 +14,9 @@ from mcp.types import ElicitRequestParams, ElicitResult, Tool
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks
 from mcpbridge_adapters.tools import convert_mcp_tool_to_langchain_tool, load_mcp_tools
 
-from mcpbridge.testing import serving
+from mcpbridge.testing import make_server, serving
 from tests.adapters import servers
+from tests.servers.method_log import MethodLog
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +109,18 @@ async def test_a_server_that_pushes_requests_works_without_settings(make_client:
     assert (await client.get_server_info())["profile"].protocolVersion == "2025-11-25"
     modern = make_client({"profile": {"url": profile_url, "transport": "http", "mode": "auto"}})
     assert (await modern.get_server_info())["profile"].protocolVersion != "2025-11-25"
+
+
+async def test_sessions_introduce_themselves_as_the_adapters_did(make_client: Any) -> None:
+    """langchain-mcp-adapters ran on mcp 1.x, whose sessions said `mcp 0.1.0`: a server that
+    tells clients apart by `clientInfo` sees the same client after the move."""
+
+    def echo(text: str) -> str:
+        return text
+
+    log = MethodLog(make_server(echo, name="echo").streamable_http_app())
+    with serving(log) as url:
+        client = make_client({"s": {"transport": "streamable_http", "url": url}})
+        assert [tool.name for tool in await client.get_tools()] == ["echo"]
+    [initialize] = [message for message in log.messages if message.get("method") == "initialize"]
+    assert initialize["params"]["clientInfo"] == {"name": "mcp", "version": "0.1.0"}

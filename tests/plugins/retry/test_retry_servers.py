@@ -163,7 +163,7 @@ async def test_http_503_error_results_retry_by_pattern_and_resend_headers() -> N
             {"crm": {"url": f"{base}/mcp"}},
             plugins=[mcpbridge_retry, mcpbridge_headers],
             plugin_settings={
-                "retry": {**FAST, "error_patterns": ["Server returned an error response"]},
+                "retry": {**FAST, "error_patterns": ["HTTP 50[234] "]},
                 "headers": {"servers": {"crm": {"x-user-id": "context.user_id"}}},
             },
         )

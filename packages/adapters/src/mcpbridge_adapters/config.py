@@ -18,6 +18,9 @@ from mcpbridge_adapters.sessions import WEBSOCKET_REFUSED, expand_env, seconds
 
 DEFAULT_MODE = "legacy"
 """The protocol the adapters speak; servers that push requests (`ctx.elicit`) need it."""
+ADAPTERS_CLIENT_INFO = {"client_name": "mcp", "client_version": "0.1.0"}
+"""The `clientInfo` langchain-mcp-adapters sent (mcp 1.x's default): servers that tell
+clients apart by it see the same client after the move."""
 HTTP_CALL_TIMEOUT = 300.0
 """The adapters' `sse_read_timeout` default: how long an HTTP or SSE tool call may take."""
 STDIO_CALL_TIMEOUT = 86400.0
@@ -54,6 +57,8 @@ def server_config(name: str, connection: Mapping[str, Any], *, call_timeouts: bo
     if transport == "websocket":
         raise ValueError(f"server {name!r}: {WEBSOCKET_REFUSED}")
     given.setdefault("mode", DEFAULT_MODE)
+    for key, value in ADAPTERS_CLIENT_INFO.items():  # sessions introduce themselves as the adapters' did
+        given.setdefault(key, value)
     if transport == "stdio":
         for key in ("command", "args"):
             if key not in given:

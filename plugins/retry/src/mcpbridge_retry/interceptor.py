@@ -21,6 +21,7 @@ from tenacity import (
 )
 
 from mcpbridge import (
+    AuthenticationError,
     ServerConnectionError,
     ToolCallHandler,
     ToolCallRequest,
@@ -129,8 +130,10 @@ class _Call:
 
     def may_retry_error(self, exc: BaseException) -> bool:
         """Only transport failures and timeouts; anything else, above all a LangGraph
-        interrupt (GraphBubbleUp: repeating it would ask the user twice) or a cancellation,
-        passes through untouched."""
+        interrupt (GraphBubbleUp: repeating it would ask the user twice), a cancellation or
+        refused credentials (the same credentials are refused again), passes through untouched."""
+        if isinstance(exc, AuthenticationError):
+            return False
         if isinstance(exc, ServerConnectionError):
             # A session that could not be opened sent nothing: safe to retry for any tool.
             return self.unsafe is None or not exc.sent
