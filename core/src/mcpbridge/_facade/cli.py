@@ -133,9 +133,13 @@ def _tools(options: argparse.Namespace) -> int:
     import asyncio
 
     from mcpbridge._facade.bridge import MCPBridge
+    from mcpbridge._facade.progress import watch_starting
 
     async def run() -> list[Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
+            names = list(bridge.settings.servers)
+            if len(names) > 1:  # show which are still starting; list_tools reports failures as before
+                await watch_starting(names, [asyncio.ensure_future(bridge.session(name)) for name in names])
             return await bridge.list_tools()
 
     tools = asyncio.run(run())
@@ -169,11 +173,17 @@ def _call(options: argparse.Namespace) -> int:
     if not isinstance(arguments, dict):
         raise ConfigError('arguments must be a JSON object, e.g. \'{"city": "Oslo"}\'')
 
+    from mcpbridge._facade.progress import CallProgress
+
     async def run() -> Any:
-        async with MCPBridge(settings=_settings(options, required=True)) as bridge:
+        async with MCPBridge(settings=_settings(options, required=True), interceptors=[CallProgress()]) as bridge:
             return await bridge.call_tool(options.server, options.tool, arguments)
 
-    message = asyncio.run(run())
+    try:
+        message = asyncio.run(run())
+    except KeyboardInterrupt:  # asyncio.run cancelled the call: the server was sent notifications/cancelled
+        print("mcpbridge: cancelled", file=sys.stderr)
+        return 130
     print(f"status: {message.status}")
     print("content:")
     for block in message.content if isinstance(message.content, list) else [message.content]:
