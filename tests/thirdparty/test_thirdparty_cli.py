@@ -24,9 +24,11 @@ from tests.helpers.thirdparty import EVERYTHING, HERE, node_stdio
 CLI = [sys.executable, "-m", "mcpbridge._facade.cli"]
 SLOW = HERE / "servers" / "slow_server.py"
 
+pytestmark = pytest.mark.slow  # each test starts servers (and the CLI) of its own
 
-def config(tmp_path: Path, **servers: dict[str, Any]) -> Path:
-    lines = []
+
+def config(tmp_path: Path, *top: str, **servers: dict[str, Any]) -> Path:
+    lines = list(top)
     for name, server in servers.items():
         lines += [
             f"[servers.{name}]",
@@ -110,11 +112,14 @@ def test_ctrl_c_cancels_the_call_on_the_server(tmp_path: Path) -> None:
     assert (tmp_path / "cancelled").read_text() == "cancelled"  # the server's tool was cancelled
 
 
-@pytest.mark.slow
 def test_tools_shows_which_servers_are_starting(tmp_path: Path) -> None:
-    toml = config(tmp_path, ev=node_stdio(EVERYTHING, "stdio"), slow=slow(tmp_path))
-    done = subprocess.run([*CLI, "tools", "--config", str(toml)], capture_output=True, text=True, timeout=60)
+    broken = {"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}
+    servers = {"ev": node_stdio(EVERYTHING, "stdio"), "slow": slow(tmp_path), "broken": broken}
+    toml = config(tmp_path, 'on_server_error = "skip"', **servers)
+    done = subprocess.run([*CLI, "tools", "--config", str(toml)], capture_output=True, text=True, timeout=90)
     assert done.returncode == 0, done.stderr
-    ready = sorted(line.split(":")[0] for line in done.stderr.splitlines() if line.endswith(" s)"))
-    assert ready == ["server ev", "server slow"]
+    states = sorted(line.rsplit(" (", 1)[0] for line in done.stderr.splitlines() if line.endswith(" s)"))
+    assert states == ["server broken: failed", "server ev: ready", "server slow: ready"]
+    assert done.stderr.count("leaving out the tools of server 'broken'") == 1  # connected once, reported once
     assert "slow/wait" in done.stdout
+    assert "ev/echo" in done.stdout

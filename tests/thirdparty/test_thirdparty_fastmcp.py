@@ -23,6 +23,8 @@ FASTMCP = "fastmcp-4.2.3"
 APP = HERE / "servers" / "fastmcp_app.py"
 TOKEN = "tests-bearer-token"
 
+pytestmark = pytest.mark.slow  # each test starts servers (and the CLI) of its own
+
 
 def python() -> str:
     return str(need(VENVS / FASTMCP / "bin" / "python"))

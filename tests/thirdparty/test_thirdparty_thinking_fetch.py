@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from mcpbridge import MCPBridge
 from tests.helpers.thirdparty import HERE, node_stdio, python_server
 
@@ -14,6 +16,8 @@ THINKING = (
     HERE / ".node" / "node_modules" / "@modelcontextprotocol" / "server-sequential-thinking" / "dist" / "index.js"
 )
 FETCH = "2026.10.24"
+
+pytestmark = pytest.mark.slow  # each test starts servers (and the CLI) of its own
 
 
 async def test_sequential_thinking() -> None:

@@ -132,15 +132,26 @@ def _plugins(options: argparse.Namespace) -> int:
 def _tools(options: argparse.Namespace) -> int:
     import asyncio
 
+    from mcpbridge._base.errors import ConfigError, ServerConnectionError
     from mcpbridge._facade.bridge import MCPBridge
     from mcpbridge._facade.progress import watch_starting
+
+    Skippable = (ServerConnectionError, ConfigError)  # what `on_server_error = "skip"` leaves out
 
     async def run() -> list[Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
             names = list(bridge.settings.servers)
-            if len(names) > 1:  # show which are still starting; list_tools reports failures as before
-                await watch_starting(names, [asyncio.ensure_future(bridge.session(name)) for name in names])
-            return await bridge.list_tools()
+            if len(names) < 2:
+                return await bridge.list_tools()
+            starts = {name: asyncio.ensure_future(bridge.session(name)) for name in names}
+            await watch_starting(names, list(starts.values()))  # which are still starting
+            failed = {name: error for name, start in starts.items() if (error := start.exception()) is not None}
+            for name, error in failed.items():  # as list_tools reports them, without connecting again
+                if bridge.settings.on_server_error == "raise" or not isinstance(error, Skippable):
+                    raise error
+                warning = f"mcpbridge: warning: leaving out the tools of server {name!r}: {_redacted(str(error))}"
+                print(warning, file=sys.stderr)
+            return await bridge.list_tools(servers=[name for name in names if name not in failed])
 
     tools = asyncio.run(run())
     if options.json:
