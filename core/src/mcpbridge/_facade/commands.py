@@ -2,8 +2,8 @@
 `mcpbridge --help` lists them without importing any plugin:
 
     [project.entry-points."mcpbridge.commands"]
-    resources = "mcpbridge_resources.cli:add"
-    prompts = "mcpbridge_resources.cli:add"
+    reports = "my_plugin.cli:add"
+    report-show = "my_plugin.cli:add"
 
 Each name is a command; its `module:function` is called as `function(add_command)` (an
 `AddCommand`) only when that command runs (or shows its own `--help`), and adds it (it may

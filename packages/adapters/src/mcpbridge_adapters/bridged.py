@@ -26,11 +26,10 @@ from mcpbridge_adapters.callbacks import Callbacks
 from mcpbridge_adapters.convert import (
     MCPToolArtifact,
     _convert_call_tool_result,
-    _handle_mcp_tool_error,
     _MCPToolExecutionError,
     with_lc_ids,
 )
-from mcpbridge_adapters.direct import metadata_of
+from mcpbridge_adapters.direct import adapted_tool
 from mcpbridge_adapters.interceptors import legacy, speaking_legacy
 
 
@@ -111,12 +110,4 @@ def bridged_tool(
             return _convert_call_tool_result(state.result)
         return _unreached(message)
 
-    return AdaptedTool(
-        name=name,
-        description=mcp_tool.description or "",
-        args_schema=mcp_tool.input_schema,
-        coroutine=call,
-        response_format="content_and_artifact",
-        metadata=metadata_of(mcp_tool),
-        handle_tool_error=_handle_mcp_tool_error if handle_tool_errors else False,  # type: ignore[arg-type]
-    )
+    return adapted_tool(AdaptedTool, name, mcp_tool, call, handle_tool_errors=handle_tool_errors)

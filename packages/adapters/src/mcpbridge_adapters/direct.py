@@ -26,6 +26,21 @@ def metadata_of(tool: Tool) -> dict[str, Any] | None:
     return {**annotations, **({"_meta": meta} if meta is not None else {})} or None
 
 
+def adapted_tool(
+    kind: type[StructuredTool], name: str, tool: Tool, call: Any, *, handle_tool_errors: bool
+) -> StructuredTool:
+    """A `kind` of LangChain tool shaped as the adapters shape one MCP tool, calling `call`."""
+    return kind(
+        name=name,
+        description=tool.description or "",
+        args_schema=tool.input_schema,
+        coroutine=call,
+        response_format="content_and_artifact",
+        metadata=metadata_of(tool),
+        handle_tool_error=_handle_mcp_tool_error if handle_tool_errors else False,  # type: ignore[arg-type]
+    )
+
+
 def direct_tool(
     session: Any,
     tool: Tool,
@@ -58,15 +73,7 @@ def direct_tool(
         return _convert_call_tool_result(await handler(request))
 
     name = f"{server_name}_{tool.name}" if tool_name_prefix and server_name else tool.name
-    return StructuredTool(
-        name=name,
-        description=tool.description or "",
-        args_schema=tool.input_schema,
-        coroutine=call_tool,
-        response_format="content_and_artifact",
-        metadata=metadata_of(tool),
-        handle_tool_error=_handle_mcp_tool_error if handle_tool_errors else False,  # type: ignore[arg-type]
-    )
+    return adapted_tool(StructuredTool, name, tool, call_tool, handle_tool_errors=handle_tool_errors)
 
 
 def _with_headers(connection: Connection, headers: Mapping[str, str] | None) -> Connection:
@@ -95,4 +102,4 @@ async def _call_once(connection: Connection, request: ToolCallRequest, mcp_callb
     return result
 
 
-__all__ = ["MCPToolArtifact", "direct_tool", "metadata_of"]
+__all__ = ["MCPToolArtifact", "adapted_tool", "direct_tool", "metadata_of"]
