@@ -27,7 +27,6 @@ from mcp.types import (
     Implementation,
     InputRequiredResult,
     LoggingMessageNotification,
-    PaginatedRequestParams,
     RequestParamsMeta,
     Tool,
     ToolListChangedNotification,
@@ -41,6 +40,7 @@ from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._compat import answer_from_now_on
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.in_flight import ASKING, InFlight, progress_reporter
+from mcpbridge._session.listing import HintStore, Listing, cache_config
 from mcpbridge._session.server_logs import wanted_level
 from mcpbridge._session.task_requests import run_as_task, task_only
 from mcpbridge._session.translate import Translator
@@ -52,7 +52,6 @@ T = TypeVar("T")
 
 _ANSWERING = frozenset({*ASKING, "list_roots_callback"})
 """Client callbacks whose return value the client sends to the server."""
-_MAX_TOOL_PAGES = 1000
 _SHUTDOWN_GRACE = 5.0
 
 
@@ -97,7 +96,7 @@ class Connection:
         self._client_options = {key: value for key, value in options.items() if not isinstance(value, ModernOnly)}
         self._open: Link | None = None
         """The transport of the open session (`Link.session`)."""
-        self._tools: list[Tool] = []
+        self._listing = Listing()
         self._stop: asyncio.Event | None = None
         self._owner: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -135,13 +134,13 @@ class Connection:
         return self.request(None, lambda session: send(session, limit), request.headers, tool=request.name, limit=limit)
 
     async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
-        """The server's tools, listed once per connection (again when `refresh` or after a
-        list-changed notification)."""
+        """The server's tools, listed once per connection; again when `refresh`, after a
+        list-changed notification, or once the server's `ttlMs` for them ran out (`listing`)."""
         await self._current()  # opening a session lists its tools
-        if refresh or self.tools_stale:
+        if refresh or self.tools_stale or self._listing.expired:
             self.tools_stale = False
-            self._tools = await self.request(None, _list_all)
-        return list(self._tools)
+            await self.request(None, self._listing.relist)
+        return list(self._listing.tools)
 
     async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult | TaskHandle:
         """Send `tools/call`; the end of every interceptor chain."""
@@ -294,8 +293,8 @@ class Connection:
         try:
             async with AsyncExitStack() as stack:
                 client = await self._open_client(stack, link)
-                self._tools = await _list_all(client.session)
                 self.tools_stale = False
+                await self._listing.relist(client.session)
                 link.session = client.session
                 ready.set_result(link)
                 waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(link.ended.wait())]
@@ -330,15 +329,18 @@ class Connection:
         # log_level: of the log messages modern servers send when asked (legacy ones send theirs).
         options = {"log_level": wanted_level(self.name), **self._client_options, **modern_only}
         name, version = self.config.client_info
+        store = HintStore()
         client = await stack.enter_async_context(
             Client(
                 target,
                 mode=mode,
                 client_info=Implementation(name=name, version=version),
                 message_handler=self._on_message,
+                cache=cache_config(store),
                 **options,
             )
         )
+        self._listing.opened(client, store)
         if mode == "auto" and self._modern_only and _modern(client):
             answer_from_now_on(client.session, self._modern_only)
         return client
@@ -372,16 +374,3 @@ async def _end(owner: asyncio.Task[None]) -> None:
     """Cancel the owner task and wait (a bounded time) for its transport to shut down."""
     owner.cancel()
     await asyncio.wait({owner}, timeout=_SHUTDOWN_GRACE)
-
-
-async def _list_all(session: ClientSession) -> list[Tool]:
-    """Every page of `tools/list`; a server whose pages never end is an error, not a hang."""
-    tools: list[Tool] = []
-    cursor: str | None = None
-    for _ in range(_MAX_TOOL_PAGES):
-        page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
-    raise MCPError(code=-32603, message=f"tools/list returned more than {_MAX_TOOL_PAGES} pages; is its cursor stuck?")
