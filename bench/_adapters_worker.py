@@ -6,7 +6,7 @@ only in `main`.
 Protocol: argv[1] is the stdio server config (JSON: command, args, cwd). The worker
 answers one JSON line with the versions, then, for each line `N` read from stdin, runs N
 interleaved calls and answers one JSON line {label: [seconds, ...]}. An empty line or EOF ends it.
-`--profile FILE` instead runs one cProfile'd stretch of adapters calls and dumps the stats."""
+`--profile FILE` instead cProfiles a stretch of the adapters' `ainvoke(args)` into FILE."""
 
 from __future__ import annotations
 
@@ -67,19 +67,19 @@ async def main(server: dict[str, Any], profile: str | None) -> None:
 
         calls = {"raw": raw, "args": adapters_args, "toolcall": adapters_toolcall}
         if profile:
-            await run_profiled(calls, profile)
+            await profiled(adapters_args, profile)
             return
         await serve_rounds(calls, {name: version(name) for name in ("langchain-mcp-adapters", "mcp", "langchain-core")})
 
 
-async def run_profiled(calls: Mapping[str, Call], out: str, rounds: int = 2000) -> None:
-    """cProfile `rounds` calls of each library call (the raw one is the baseline), after a warm-up."""
+async def profiled(call: Call, out: str, rounds: int = 2000) -> None:
+    """cProfile `rounds` calls of `call` after a warm-up, stats dumped to `out`."""
     import cProfile
 
-    await interleaved(calls, 100)
+    await interleaved({"warmup": call}, 100)
     profiler = cProfile.Profile()
     profiler.enable()
-    await interleaved({label: call for label, call in calls.items() if label == "args"}, rounds)
+    await interleaved({"profiled": call}, rounds)
     profiler.disable()
     profiler.dump_stats(out)
 

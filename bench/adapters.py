@@ -26,7 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from _adapters_worker import ARGS, Call, interleaved, tool_call
+from _adapters_worker import ARGS, Call, interleaved, profiled, tool_call
 from _common import ROOT, stdio_config
 
 from mcpbridge import MCPBridge
@@ -98,26 +98,28 @@ async def bridge_calls(stack: AsyncExitStack, server: dict[str, Any]) -> dict[st
     return calls
 
 
+Samples = dict[str, list[float]]
+
+
 async def main(rounds: int, calls_per_round: int, warmup: int) -> int:
     server = stdio_config()
     worker, versions = await Worker.start(server)
-    ours: dict[str, list[float]] = {}
-    theirs: dict[str, list[float]] = {}
+    turns: list[tuple[Samples, Samples]] = []
     async with AsyncExitStack() as stack:
         calls = await bridge_calls(stack, server)
         await worker.round(warmup)
         await interleaved(calls, warmup)
         for _ in range(rounds):
-            for label, seconds in (await worker.round(calls_per_round)).items():
-                theirs.setdefault(label, []).extend(seconds)
-            for label, seconds in (await interleaved(calls, calls_per_round)).items():
-                ours.setdefault(label, []).extend(seconds)
+            theirs = await worker.round(calls_per_round)
+            turns.append((await interleaved(calls, calls_per_round), theirs))
     await worker.stop()
-    return report(versions, _medians(ours), _medians(theirs))
+    return report(versions, turns)
 
 
-def report(versions: dict[str, str], ours: dict[str, float], theirs: dict[str, float]) -> int:
-    """Print each median and ratio; 1 when the headline misses its target."""
+def report(versions: dict[str, str], turns: list[tuple[Samples, Samples]]) -> int:
+    """Print each median (all turns pooled) and ratio, the headline's range over the turns;
+    1 when the headline misses its target."""
+    ours, theirs = (_medians([turn[side] for turn in turns]) for side in (0, 1))
     print(", ".join(f"{name} {v}" for name, v in versions.items()), "| mcpbridge on mcp", _mcp_version())
     print(f"{'library':<24}{'call':<10}{'raw µs':>8}{'µs':>8}{'/raw':>7}")
     rows = [("langchain-mcp-adapters", shape, theirs["raw"], theirs[shape]) for shape in SHAPES]
@@ -127,16 +129,41 @@ def report(versions: dict[str, str], ours: dict[str, float], theirs: dict[str, f
     failed = False
     for install in INSTALLS:
         ratios = {shape: ours[f"{install} {shape}"] / theirs[shape] for shape in SHAPES}
+        per_turn = [_medians([a])[f"{install} args"] / _medians([b])["args"] for a, b in turns]
         print(
-            f"mcpbridge {install} / adapters per call: args {ratios['args']:.2f}, "
-            f"toolcall {ratios['toolcall']:.2f} (target args ≤ {TARGET})"
+            f"mcpbridge {install} / adapters per call: args {ratios['args']:.2f} (turns {min(per_turn):.2f}"
+            f" to {max(per_turn):.2f}), toolcall {ratios['toolcall']:.2f} (target args ≤ {TARGET})"
         )
         failed = failed or ratios["args"] > TARGET
     return 1 if failed else 0
 
 
-def _medians(samples: dict[str, list[float]]) -> dict[str, float]:
-    return {label: statistics.median(seconds) for label, seconds in samples.items()}
+def profile(out: Path, top: int) -> int:
+    """cProfile `ainvoke(args)` of the adapters (in their venv) and of both installs; print
+    each one's `top` entries by own time."""
+    import pstats
+
+    out.mkdir(parents=True, exist_ok=True)
+    server = stdio_config()
+    command = [str(adapters_python()), str(WORKER), json.dumps(server), "--profile", str(out / "adapters.prof")]
+    subprocess.run(command, check=True)
+
+    async def ours() -> None:
+        async with AsyncExitStack() as stack:
+            calls = await bridge_calls(stack, server)
+            for install in INSTALLS:
+                await profiled(calls[f"{install} args"], str(out / f"mcpbridge-{install}.prof"))
+
+    asyncio.run(ours())
+    for name in ("adapters", *(f"mcpbridge-{install}" for install in INSTALLS)):
+        print(f"== {name}")
+        pstats.Stats(str(out / f"{name}.prof")).sort_stats("tottime").print_stats(top)
+    return 0
+
+
+def _medians(turns: list[Samples]) -> dict[str, float]:
+    """Median seconds of each label over `turns` pooled."""
+    return {label: statistics.median(s for turn in turns for s in turn[label]) for label in turns[0]}
 
 
 def _mcp_version() -> str:
@@ -150,5 +177,9 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=10, help="turns of each process")
     parser.add_argument("--calls", type=int, default=200, help="calls of each kind per turn")
     parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--profile", type=Path, metavar="DIR", help="cProfile instead, stats in DIR")
+    parser.add_argument("--top", type=int, default=25, help="entries printed per profile")
     options = parser.parse_args()
+    if options.profile:
+        raise SystemExit(profile(options.profile, options.top))
     raise SystemExit(asyncio.run(main(options.rounds, options.calls, options.warmup)))
