@@ -21,7 +21,7 @@ from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
-from mcp.types import ElicitResult
+from mcp.types import ElicitResult, ListToolsResult, Tool
 
 from mcpbridge import _compat
 
@@ -64,6 +64,16 @@ async def test_mcp_session_takes_options_after_it_was_built() -> None:
             _compat.answer_from_now_on(session, {"elicitation_callback": answer})
             assert session._elicitation_callback is answer
             assert session._build_capabilities(session.protocol_version).elicitation is not None
+
+
+async def test_mcp_session_absorbs_a_tool_listing_it_did_not_parse() -> None:
+    async with Client(MCPServer("compat")) as client:  # in-process, modern
+        session: Any = client.session
+        shaped = Tool(name="shaped", input_schema={"type": "object"}, output_schema={"type": "object"})
+        with still_there("mcp", "ClientSession._absorb_tool_listing"):
+            listed = _compat.absorb_tool_listing(session, ListToolsResult(tools=[shaped]), complete=True)
+            assert [tool.name for tool in listed.tools] == ["shaped"]
+            assert session._tool_output_schemas == {"shaped": {"type": "object"}}
 
 
 def test_jsonschema_resolves_a_reference_with_its_base() -> None:

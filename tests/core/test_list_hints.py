@@ -70,7 +70,7 @@ async def test_held_while_fresh_then_listed_again(transport: str, tmp_path: Path
             assert asked() == 2
             assert {tool.name for tool in again} == {tool.name for tool in first} | {"grown0"}
             echo = next(tool for tool in again if tool.name == "echo")
-            assert echo is next(tool for tool in first if tool.name == "echo"), "an unchanged tool is kept"
+            assert echo is next(tool for tool in first if tool.name == "echo"), "unchanged: same tool"
             await bridge.list_tools()
             assert asked() == 2
 
@@ -131,3 +131,19 @@ async def test_a_negative_or_zero_ttl_holds_as_no_hint(wire_ttl: int) -> None:
         assert "echo" in await names(bridge)
         await bridge.list_tools()
         assert served.asked == 1
+
+
+@pytest.mark.parametrize("wire_ttl", ["soon", 1.5, None, {"ms": 5}])
+async def test_a_malformed_ttl_is_no_hint(wire_ttl: object) -> None:
+    """A server's malformed `ttlMs` fails the SDK's check of its whole answer: the page is read
+    again without it, so the tools are listed, held as without a hint, and still callable."""
+    served = hinting.build(wire_ttl=wire_ttl)
+    async with MCPBridge({"s": served.server}, plugins=[]) as bridge:
+        assert "echo" in await names(bridge)
+        listed = served.asked
+        await bridge.list_tools()
+        assert served.asked == listed
+        message = await bridge.call_tool("s", "echo", {"text": "still works"})
+        assert message.content[0]["text"] == "still works"
+        await bridge.call_tool("s", "grow")
+        assert "grown0" in await names(bridge, refresh=True)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from mcp.client.session import ClientSession
     from mcp.os.win32.utilities import ServerProcess
+    from mcp.types import ListToolsResult
     from pluggy import HookImpl
 
 
@@ -71,6 +72,15 @@ def answer_from_now_on(session: ClientSession, options: Mapping[str, Any]) -> No
         setattr(session, f"_{key}", value)
     assert session.discover_result is not None, "only a modern session is given options later"
     session.adopt(session.discover_result)
+
+
+def absorb_tool_listing(session: ClientSession, result: ListToolsResult, *, complete: bool) -> ListToolsResult:
+    """Lets `session` take in a `tools/list` page it did not parse itself (one read from the
+    raw answer, see `send_raw_request`), as `ClientSession.list_tools` does with its own: it
+    drops the tools the 2026-07-28 protocol says to drop and keeps what it checks calls
+    against (output schemas). Nothing public hands a session a listing."""
+    absorbed: ListToolsResult = session._absorb_tool_listing(result, complete=complete)
+    return absorbed
 
 
 # -- jsonschema -----------------------------------------------------------------------

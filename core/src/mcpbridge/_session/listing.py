@@ -12,7 +12,8 @@ The SDK resolves the hints into the `tools/list` entry it writes (modern session
 until then. `ttlMs: 0` is what every 2026-07-28 server sends when it sets no hint (the field
 is required and 0 is the SDK's default), so, as no hint, it leaves the listing held until
 the server announces a change: asking on every listing would be the price of every server
-that never thought about caching.
+that never thought about caching. A malformed hint (`"ttlMs": "soon"`) is no hint either: it
+fails the SDK's check of the whole answer, so that page is read again without it.
 """
 
 from __future__ import annotations
@@ -24,10 +25,16 @@ from typing import Final
 from mcp import Client, MCPError
 from mcp.client.caching import CacheConfig, CacheEntry, CacheKey, InMemoryResponseCacheStore
 from mcp.client.session import ClientSession
-from mcp.types import ListToolsResult, PaginatedRequestParams, Tool
+from mcp.types import ListToolsRequest, ListToolsResult, PaginatedRequestParams, Tool
+from mcp_types.methods import validate_server_result
+from pydantic import ValidationError
+
+from mcpbridge._compat import absorb_tool_listing, send_raw_request
 
 TOOLS_LIST: Final = "tools/list"
 MAX_TOOL_PAGES: Final = 1000
+_NO_HINT: Final = {"ttlMs": 0, "cacheScope": "private"}
+"""What a 2026-07-28 server that sets no freshness hint sends."""
 _CLOCK = time.time
 """The SDK's default cache clock (epoch seconds), which its entries' `expires_at` is in."""
 
@@ -86,9 +93,11 @@ class Listing:
         two versions of a listing that changed in between."""
         source = self._source
         client, store = (source[1], source[2]) if source is not None and source[0] is session else (None, None)
+        if store is not None:
+            store.tools_until = None  # a page read without its hints writes no entry
         tools = await _every_page(session, client)
         self._until = store.tools_until if store is not None else None
-        self.tools = _kept(self.tools, tools)
+        self.tools = tools
 
 
 async def _every_page(session: ClientSession, client: Client | None) -> list[Tool]:
@@ -96,11 +105,7 @@ async def _every_page(session: ClientSession, client: Client | None) -> list[Too
     tools: list[Tool] = []
     cursor: str | None = None
     for _ in range(MAX_TOOL_PAGES):
-        page: ListToolsResult
-        if client is not None:
-            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-        else:
-            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        page = await _page(session, client, cursor)
         tools.extend(page.tools)
         cursor = page.next_cursor
         if not cursor:
@@ -108,11 +113,26 @@ async def _every_page(session: ClientSession, client: Client | None) -> list[Too
     raise MCPError(code=-32603, message=f"tools/list returned more than {MAX_TOOL_PAGES} pages; is its cursor stuck?")
 
 
-def _kept(held: list[Tool], listed: list[Tool]) -> list[Tool]:
-    """`listed`, each unchanged tool replaced by its `held` object, so that whoever keeps
-    something per definition (the bridge's tools and their chains) finds it unchanged at
-    once (`is`) rather than comparing every schema on every listing."""
-    if not held:
-        return listed
-    by_name = {tool.name: tool for tool in held}
-    return [old if (old := by_name.get(tool.name)) is not None and old == tool else tool for tool in listed]
+async def _page(session: ClientSession, client: Client | None, cursor: str | None) -> ListToolsResult:
+    try:
+        if client is not None:
+            return await client.list_tools(cursor=cursor, cache_mode="refresh")
+        return await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+    except ValidationError as exc:
+        if not all(error["loc"][:1] and error["loc"][0] in _NO_HINT for error in exc.errors()):
+            raise
+        return await _without_hints(session, cursor)
+
+
+async def _without_hints(session: ClientSession, cursor: str | None) -> ListToolsResult:
+    """The page of `cursor` again, its malformed freshness hints read as none: a server's bad
+    hint must not make its tools unusable; the rest of the answer is checked as the SDK checks
+    it (against the negotiated version's result type)."""
+    request = ListToolsRequest(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+    raw = await send_raw_request(session, request.model_dump(by_alias=True, mode="json", exclude_none=True), {})
+    raw = {**raw, **_NO_HINT}
+    if (version := session.protocol_version) is not None:  # an open session's
+        validate_server_result(TOOLS_LIST, version, raw)
+    page = ListToolsResult.model_validate(raw, by_name=False)
+    return absorb_tool_listing(session, page, complete=cursor is None and page.next_cursor is None)
+
