@@ -12,8 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import mcp.types as types
 import pytest
 from mcp.client.caching import MAX_TTL_MS
+from mcp.server.caching import CacheHint
+from mcp.server.lowlevel import Server
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import serving, stdio_config
@@ -147,3 +150,25 @@ async def test_a_malformed_ttl_is_no_hint(wire_ttl: object) -> None:
         assert message.content[0]["text"] == "still works"
         await bridge.call_tool("s", "grow")
         assert "grown0" in await names(bridge, refresh=True)
+
+
+async def test_a_paged_listing_is_held_and_listed_again_as_one() -> None:
+    """Only the first page carries the hint the SDK caches; the listing is held, and listed
+    again, as a whole."""
+    asked: list[str | None] = []
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        cursor = params.cursor if params else None
+        asked.append(cursor)
+        start = int(cursor or 0)
+        tools = [types.Tool(name=f"t{i}", input_schema={"type": "object"}) for i in range(start, start + 2)]
+        return types.ListToolsResult(tools=tools, next_cursor=str(start + 2) if start < 4 else None)
+
+    server = Server("paged", on_list_tools=list_tools, cache_hints={"tools/list": CacheHint(ttl_ms=300)})
+    async with MCPBridge({"s": server}, plugins=[]) as bridge:
+        assert len(await names(bridge)) == 6
+        await bridge.list_tools()
+        assert asked == [None, "2", "4"]
+        await asyncio.sleep(0.4)
+        assert len(await names(bridge)) == 6
+        assert asked == [None, "2", "4"] * 2
