@@ -5,9 +5,9 @@ The adapters need mcp < 2, so they run in a venv of their own, made once and cac
 bench/.venvs/adapters-<version>/ (git-ignored), by bench/_adapters_worker.py: the raw mcp 1.x
 `ClientSession.call_tool` and the tool from `load_mcp_tools(session)` on `client.session(name)`.
 This process measures the raw mcp 2.x session and mcpbridge's `MCPTool.ainvoke`, bare core
-(`plugins=[]`) and default install. The two processes take turns, round by round; within
-each, calls are interleaved call by call. Both call shapes: `ainvoke(args)` (the headline)
-and `ainvoke(ToolCall)`.
+(`plugins=[]`) and default install, each on the raw session it holds. The processes take
+turns, round by round; within a turn, calls are interleaved call by call. Both call shapes:
+`ainvoke(args)` (the headline) and `ainvoke(ToolCall)`.
 
 Target: mcpbridge / adapters per call ≤ 0.6, both installs, `ainvoke(args)`."""
 
@@ -84,34 +84,42 @@ class Worker:
         return json.loads(line)
 
 
-async def bridge_calls(stack: AsyncExitStack, server: dict[str, Any]) -> dict[str, Call]:
-    """The raw mcp 2.x session (the bare bridge's own) and each install's tool, both shapes."""
-    calls: dict[str, Call] = {}
+async def bridge_calls(stack: AsyncExitStack, server: dict[str, Any]) -> dict[str, dict[str, Call]]:
+    """For each install: its raw mcp 2.x session (the bridge's own) and its tool, both shapes."""
+    installs: dict[str, dict[str, Call]] = {}
     for install, plugins in INSTALLS.items():
         bridge = await stack.enter_async_context(MCPBridge({"bench": server}, plugins=plugins))
         echo = {tool.name: tool for tool in await bridge.list_tools()}["echo"]
-        if not calls:
-            session = await bridge.session("bench")
-            calls["raw"] = partial(session.call_tool, "echo", ARGS, allow_input_required=True)
-        calls[f"{install} args"] = partial(echo.ainvoke, ARGS)
-        calls[f"{install} toolcall"] = partial(echo.ainvoke, tool_call())
-    return calls
+        session = await bridge.session("bench")
+        installs[install] = {
+            "raw": partial(session.call_tool, "echo", ARGS, allow_input_required=True),
+            "args": partial(echo.ainvoke, ARGS),
+            "toolcall": partial(echo.ainvoke, tool_call()),
+        }
+    return installs
 
 
 Samples = dict[str, list[float]]
 
 
 async def main(rounds: int, calls_per_round: int, warmup: int) -> int:
+    """Turns: the adapters' process, then each install in this one (each on its own server
+    process, so that no call in a stretch wakes a server that sat idle)."""
     server = stdio_config()
     worker, versions = await Worker.start(server)
     turns: list[tuple[Samples, Samples]] = []
     async with AsyncExitStack() as stack:
-        calls = await bridge_calls(stack, server)
+        installs = await bridge_calls(stack, server)
         await worker.round(warmup)
-        await interleaved(calls, warmup)
+        for calls in installs.values():
+            await interleaved(calls, warmup)
         for _ in range(rounds):
             theirs = await worker.round(calls_per_round)
-            turns.append((await interleaved(calls, calls_per_round), theirs))
+            ours = {}
+            for install, calls in installs.items():
+                samples = await interleaved(calls, calls_per_round)
+                ours.update({f"{install} {label}": seconds for label, seconds in samples.items()})
+            turns.append((ours, theirs))
     await worker.stop()
     return report(versions, turns)
 
@@ -123,7 +131,7 @@ def report(versions: dict[str, str], turns: list[tuple[Samples, Samples]]) -> in
     print(", ".join(f"{name} {v}" for name, v in versions.items()), "| mcpbridge on mcp", _mcp_version())
     print(f"{'library':<24}{'call':<10}{'raw µs':>8}{'µs':>8}{'/raw':>7}")
     rows = [("langchain-mcp-adapters", shape, theirs["raw"], theirs[shape]) for shape in SHAPES]
-    rows += [(f"mcpbridge {i}", shape, ours["raw"], ours[f"{i} {shape}"]) for i in INSTALLS for shape in SHAPES]
+    rows += [(f"mcpbridge {i}", shape, ours[f"{i} raw"], ours[f"{i} {shape}"]) for i in INSTALLS for shape in SHAPES]
     for library, shape, raw, median in rows:
         print(f"{library:<24}{shape:<10}{raw * 1e6:>8.0f}{median * 1e6:>8.0f}{median / raw:>7.2f}")
     failed = False
@@ -150,9 +158,9 @@ def profile(out: Path, top: int) -> int:
 
     async def ours() -> None:
         async with AsyncExitStack() as stack:
-            calls = await bridge_calls(stack, server)
-            for install in INSTALLS:
-                await profiled(calls[f"{install} args"], str(out / f"mcpbridge-{install}.prof"))
+            installs = await bridge_calls(stack, server)
+            for install, calls in installs.items():
+                await profiled(calls["args"], str(out / f"mcpbridge-{install}.prof"))
 
     asyncio.run(ours())
     for name in ("adapters", *(f"mcpbridge-{install}" for install in INSTALLS)):
