@@ -22,7 +22,7 @@ from mcpbridge._facade.listing import ToolNames
 from mcpbridge._facade.moved import moved_to_resources
 from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._platform.context import BridgeContext
-from mcpbridge._platform.layers import tool_layers
+from mcpbridge._platform.layers import Layering, ToolLayers
 from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
@@ -87,7 +87,8 @@ class MCPBridge:
         self._home = HomeLoop()
         self._tools: dict[tuple[str, str], tuple[Tool, MCPTool | None]] = {}
         self._schema_bounds = self.settings.schema_bounds()
-        self._handlers: dict[tuple[str, tuple[int, ...]], ToolCallHandler] = {}
+        self._handlers: dict[tuple[str, Layering], ToolCallHandler] = {}
+        self._layers = ToolLayers(self.plugins.contributed, self.plugins.order)
         self.plugins.observe()
         self._reviews = self.plugins.tool_reviews()
         self._names = ToolNames()
@@ -272,7 +273,7 @@ class MCPBridge:
         (left out, with one warning)."""
         key = (server, mcp_tool.name)
         cached = self._tools.get(key)
-        if cached is not None and cached[0] == mcp_tool:
+        if cached is not None and (cached[0] is mcp_tool or cached[0] == mcp_tool):
             return cached[1]
         try:
             schema = ToolSchema(mcp_tool.input_schema, self._schema_bounds, server=server, tool=mcp_tool.name)
@@ -282,12 +283,12 @@ class MCPBridge:
             )
             self._tools[key] = (mcp_tool, None)
             return None
-        layers = tool_layers(self.plugins.contributed, self.plugins.order, server, mcp_tool)
+        layering = self._layers.of(server, mcp_tool)
         binding = ToolBinding(
             server_name=server,
             tool=mcp_tool,
-            handler=self._handler(server, tuple(interceptor for _, interceptor in layers)),
-            chain=(*dict.fromkeys(plugin for plugin, _ in layers), CLAIMING),
+            handler=self._handler(server, layering),
+            chain=layering.chain,
             schema=schema,
             handle_transport_errors=self.settings.server_handle_transport_errors(server),
             max_argument_bytes=self.settings.server_max_argument_bytes(server),
@@ -300,12 +301,12 @@ class MCPBridge:
         self._tools[key] = (mcp_tool, tool)
         return tool
 
-    def _handler(self, server: str, interceptors: tuple[ToolCallInterceptor, ...]) -> ToolCallHandler:
-        """`interceptors` and the claiming layer around `server`'s session, composed once for
-        every tool of that server whose chain they are."""
-        key = (server, tuple(map(id, interceptors)))
+    def _handler(self, server: str, layering: Layering) -> ToolCallHandler:
+        """`layering`'s interceptors and the claiming layer around `server`'s session, composed
+        once for every tool of that server whose chain they are."""
+        key = (server, layering)
         handler = self._handlers.get(key)
         if handler is None:
             terminal = self._connections[server].call_tool
-            handler = self._handlers[key] = compose((*interceptors, claiming(self.claims)), terminal)
+            handler = self._handlers[key] = compose((*layering.interceptors, claiming(self.claims)), terminal)
         return handler

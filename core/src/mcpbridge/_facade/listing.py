@@ -39,14 +39,28 @@ class ToolNames:
 
     async def resolve(self, tools: Sequence[MCPTool]) -> list[MCPTool]:
         """`tools` without the late arrivals of each name two servers offer (pacing itself, as
-        listings run to thousands of tools)."""
+        listings run to thousands of tools): one pass over them, and one more only when two
+        share a name."""
         self._listings += 1
+        listing, first = self._listings, self._first
+        seen: dict[str, MCPTool] = {}
         rivals: dict[str, list[MCPTool]] = {}
         async for tool in paced(tools):
-            rivals.setdefault(tool.name, []).append(tool)
-        keepers = {name: self._keeper(name, found) for name, found in rivals.items() if len(found) > 1}
-        async for tool in paced(tools):
-            self._first.setdefault((tool.name, tool.binding.server_name), self._listings)
+            name = tool.name
+            # Recording first sights now is the same as after `_keeper`, which counts a name
+            # not yet recorded as offered in this listing.
+            first.setdefault((name, tool.binding.server_name), listing)
+            if name in seen:
+                rivals.setdefault(name, [seen[name]]).append(tool)
+            else:
+                seen[name] = tool
+        if not rivals:
+            return list(tools)
+        try:
+            keepers = {name: self._keeper(name, found) for name, found in rivals.items()}
+        except ConfigError:
+            self._forget(listing)
+            raise
         kept: list[MCPTool] = []
         async for tool in paced(tools):
             keeper = keepers.get(tool.name, tool)
@@ -55,6 +69,11 @@ class ToolNames:
             else:
                 self._warn(tool, keeper)
         return kept
+
+    def _forget(self, listing: int) -> None:
+        """A listing that failed records no first sight (as if it had not happened)."""
+        for key in [key for key, since in self._first.items() if since == listing]:
+            del self._first[key]
 
     def _keeper(self, name: str, found: Sequence[MCPTool]) -> MCPTool:
         since = [self._first.get((name, tool.binding.server_name), self._listings) for tool in found]

@@ -2,30 +2,49 @@
 
 An interceptor with `applies_to(server_name, tool)` is asked once per tool definition; one
 that answers False is left out of that tool's chain, so its calls never pass through it.
+Tools whose interceptors answer alike share one `Layering` (a listing of thousands of tools
+holds a handful of them), so what is composed from it is composed once.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from mcp.types import Tool
 
 from mcpbridge._base.pipeline import ToolCallInterceptor
+from mcpbridge._platform.claims import CLAIMING
 
 logger = logging.getLogger(__name__)
 
 
-def tool_layers(
-    contributed: Mapping[str, Sequence[ToolCallInterceptor]], order: Sequence[str], server_name: str, tool: Tool
-) -> list[tuple[str, ToolCallInterceptor]]:
-    """(plugin, interceptor) for each interceptor on the chain of `tool` of `server_name`."""
-    return [
-        (plugin, interceptor)
-        for plugin in order
-        for interceptor in contributed.get(plugin, ())
-        if _applies(plugin, interceptor, server_name, tool)
-    ]
+@dataclass(frozen=True, slots=True, eq=False)
+class Layering:
+    """The interceptors on one tool's chain, outermost first, and the layers it passes."""
+
+    interceptors: tuple[ToolCallInterceptor, ...]
+    chain: tuple[str, ...]
+    """Each plugin once, in chain order, then the core's `"claiming"` (`MCPTool.chain`)."""
+
+
+class ToolLayers:
+    """Which of the plugins' interceptors each tool's chain holds."""
+
+    def __init__(self, contributed: Mapping[str, Sequence[ToolCallInterceptor]], order: Sequence[str]) -> None:
+        self._candidates = [(plugin, interceptor) for plugin in order for interceptor in contributed.get(plugin, ())]
+        self._shared: dict[tuple[bool, ...], Layering] = {}
+
+    def of(self, server_name: str, tool: Tool) -> Layering:
+        """The layering of `tool` of `server_name` (the same object for every tool it fits)."""
+        picked = tuple(_applies(plugin, interceptor, server_name, tool) for plugin, interceptor in self._candidates)
+        layering = self._shared.get(picked)
+        if layering is None:
+            chosen = [candidate for candidate, keep in zip(self._candidates, picked, strict=True) if keep]
+            chain = (*dict.fromkeys(plugin for plugin, _ in chosen), CLAIMING)
+            layering = self._shared[picked] = Layering(tuple(interceptor for _, interceptor in chosen), chain)
+        return layering
 
 
 def _applies(plugin: str, interceptor: ToolCallInterceptor, server_name: str, tool: Tool) -> bool:

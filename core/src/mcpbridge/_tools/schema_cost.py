@@ -116,8 +116,11 @@ class _Meter:
                     continue
             elif key == "pattern" or key == "patternProperties":
                 self.patterns = True
-            size += len(str(key)) + 4
-            deepest = max(deepest, self.value(item, depth + 1, inline and key != "$defs"))
+            size += len(key if type(key) is str else str(key)) + 4
+            if type(item) is str:  # most leaves: counted as `value` counts them, without the call
+                self.size += len(item) + 2
+            else:
+                deepest = max(deepest, self.value(item, depth + 1, inline and key != "$defs"))
         self.size += size
         return deepest
 

@@ -72,31 +72,31 @@ class MCPTool(BaseTool):
     @classmethod
     def create(cls, binding: ToolBinding, *, name: str, handle_tool_error: bool = True) -> MCPTool:
         """`handle_tool_error` is the bridge's default (`handle_tool_errors`); set the
-        attribute on one tool to change it for that tool, as with any LangChain tool."""
-        tool = binding.tool
-        annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
-        instance = cls(
-            name=name,
-            description=tool.description or tool.title or f"MCP tool {tool.name} on server {binding.server_name}",
-            args_schema=binding.schema.for_model,
-            handle_tool_error=handle_tool_error,
-            metadata={
-                "annotations": annotations,
-                "server_name": binding.server_name,
-                "name": tool.name,
-                # The MCP display name: `title`, else `annotations.title`, else the name.
-                "title": tool.title or annotations.get("title") or tool.name,
-                "icons": [icon.model_dump(mode="json", by_alias=True, exclude_none=True) for icon in tool.icons or ()],
-                "output_schema": tool.output_schema,
-                "mcp_meta": tool.meta,
-            },
-        )
-        instance._binding = binding
+        attribute on one tool to change it for that tool, as with any LangChain tool.
+
+        Built as pydantic would build `cls(**fields(...))` and then set `_binding`, without
+        validating what `fields` already made of the right types (a listing builds
+        thousands; `tests/core/test_tool_construction.py` checks both ways agree)."""
+        values = fields(binding, name=name, handle_tool_error=handle_tool_error)
+        templates = _templates(cls)
+        if templates is None:  # a default pydantic would copy or make: let it
+            instance = cls(**values)
+            instance._binding = binding
+            return instance
+        template, private = templates
+        state = template.copy()
+        state.update(values)
+        instance = cls.__new__(cls)
+        _set(instance, "__dict__", state)
+        _set(instance, "__pydantic_fields_set__", set(values))
+        _set(instance, "__pydantic_extra__", None)
+        _set(instance, "__pydantic_private__", {**private, "_binding": binding})
         return instance
 
     @property
     def binding(self) -> ToolBinding:
-        return self._binding
+        binding: ToolBinding = self.__pydantic_private__["_binding"]  # type: ignore[index]
+        return binding
 
     @property
     def chain(self) -> tuple[str, ...]:
@@ -249,6 +249,51 @@ class MCPTool(BaseTool):
         if self.response_format == "content":
             return None
         return (to_artifact(result) if result is not None else []) + request.artifact
+
+
+def fields(binding: ToolBinding, *, name: str, handle_tool_error: bool) -> dict[str, Any]:
+    """The fields `MCPTool.create` gives a tool of `binding` (the others keep their defaults)."""
+    tool = binding.tool
+    annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
+    return {
+        "name": name,
+        "description": tool.description or tool.title or f"MCP tool {tool.name} on server {binding.server_name}",
+        "args_schema": binding.schema.for_model,
+        "handle_tool_error": handle_tool_error,
+        "metadata": {
+            "annotations": annotations,
+            "server_name": binding.server_name,
+            "name": tool.name,
+            # The MCP display name: `title`, else `annotations.title`, else the name.
+            "title": tool.title or annotations.get("title") or tool.name,
+            "icons": [icon.model_dump(mode="json", by_alias=True, exclude_none=True) for icon in tool.icons or ()],
+            "output_schema": tool.output_schema,
+            "mcp_meta": tool.meta,
+        },
+    }
+
+
+_set = object.__setattr__
+_Templates = tuple[dict[str, Any], dict[str, Any]]
+_TEMPLATES: dict[type[MCPTool], _Templates | None] = {}
+
+
+def _templates(cls: type[MCPTool]) -> _Templates | None:
+    """Every field of `cls` with its default, in field order, and the private attributes'
+    defaults: what pydantic's `__init__` starts from, kept once per class. None when a
+    default is mutable or made by a factory (each tool needs its own then)."""
+    if cls in _TEMPLATES:
+        return _TEMPLATES[cls]
+    model_fields = cls.model_fields.items()
+    template = {key: None if info.is_required() else info.get_default() for key, info in model_fields}
+    private = {key: attr.get_default() for key, attr in cls.__private_attributes__.items() if key != "_binding"}
+    defaults = (*template.values(), *private.values())
+    shared = all(value is None or isinstance(value, bool | int | str) for value in defaults)
+    factories = any(info.default_factory is not None for _, info in model_fields) or any(
+        attr.default_factory is not None for attr in cls.__private_attributes__.values()
+    )
+    found = _TEMPLATES[cls] = (template, private) if shared and not factories else None
+    return found
 
 
 _ASKING_FOR: dict[Capability, str] = {
