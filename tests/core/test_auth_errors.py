@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import OAuthClientMetadata
+from mcpbridge_cli import main as cli
 from pydantic import AnyUrl
 
 from mcpbridge import AuthenticationError, MCPBridge, ServerConnectionError
-from mcpbridge._facade.cli import main as cli
 from mcpbridge.testing import HTTPServer, serve_http
 from tests.core.test_transports_reach import MemoryTokenStorage
 from tests.servers import bearer

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcpbridge_cli import main as cli
 
 from mcpbridge import (
     BridgeContext,
@@ -25,7 +26,6 @@ from mcpbridge import (
     hookimpl,
 )
 from mcpbridge._base.config import build_settings
-from mcpbridge._facade.cli import main as cli
 from mcpbridge._platform.plugins import PluginHost
 from tests.helpers import ROOT
 from tests.servers import basic

@@ -391,7 +391,7 @@ def test_toml_with_a_newline_in_an_env_token_fails_at_load(tmp_path: Path, monke
 
 def _cli(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcpbridge._facade.cli", *args],
+        [sys.executable, "-m", "mcpbridge_cli", *args],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(ROOT), **env},
         capture_output=True,

@@ -23,10 +23,10 @@ from langchain_core.messages import ToolMessage
 from mcp import MCPError
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
+from mcpbridge_cli import main as cli
 
 from mcpbridge import MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
 from mcpbridge._base.config import build_settings
-from mcpbridge._facade.cli import main as cli
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.helpers import ROOT, stdio_config
 from tests.helpers.telemetry import Telemetry, telemetry, telemetry_session

@@ -17,8 +17,8 @@ from typing import Any
 import mcp.types as types
 import pytest
 from mcp.server.lowlevel import Server
+from mcpbridge_cli import main as cli
 
-from mcpbridge._facade.cli import main as cli
 from mcpbridge.testing import serving
 
 CLEAR = "\x1b[2J\x1b[H"
@@ -117,7 +117,7 @@ def assert_escaped(output: str) -> None:
 def test_tools_in_a_real_terminal_session(config: Path) -> None:
     """The real CLI in its own process: the bytes it writes carry no escape sequence."""
     run = subprocess.run(
-        [sys.executable, "-m", "mcpbridge._facade.cli", "tools", "--config", str(config)],
+        [sys.executable, "-m", "mcpbridge_cli", "tools", "--config", str(config)],
         capture_output=True,
         timeout=60,
     )

@@ -21,7 +21,7 @@ import pytest
 
 from tests.helpers.thirdparty import EVERYTHING, HERE, node_stdio
 
-CLI = [sys.executable, "-m", "mcpbridge._facade.cli"]
+CLI = [sys.executable, "-m", "mcpbridge_cli"]
 SLOW = HERE / "servers" / "slow_server.py"
 
 pytestmark = pytest.mark.slow  # each test starts servers (and the CLI) of its own

@@ -75,7 +75,12 @@ if TYPE_CHECKING:
         ToolReview as ToolReview,
         hookimpl as hookimpl,
     )
+    from mcpbridge._platform.installed import (
+        InstalledPlugins as InstalledPlugins,
+        installed_plugins as installed_plugins,
+    )
     from mcpbridge._platform.interrupts import InterruptLike as InterruptLike, Question as Question, pause as pause
+    from mcpbridge._platform.plugins import PluginInfo as PluginInfo
     from mcpbridge._platform.rounds import (
         RoundAnswerer as RoundAnswerer,
         call_of as call_of,
@@ -125,6 +130,8 @@ _HOMES = {
         "_platform.hints": "tool_hints ToolHints",
         "_platform.hookspecs": "AddCommand BridgeObserver hookimpl ToolReview",
         "_platform.interrupts": "InterruptLike pause Question",
+        "_platform.installed": "installed_plugins InstalledPlugins",
+        "_platform.plugins": "PluginInfo",
         "_platform.rounds": "call_of capability_of RoundAnswerer split_round",
         "_platform.selectors": "selected ServerName ToolSelector",
         "_platform.sources": "thread_id ValueSource",

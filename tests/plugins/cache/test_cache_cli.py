@@ -7,8 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
-
-from mcpbridge._facade.cli import main
+from mcpbridge_cli import main
 
 
 def write(tmp_path: Path, cache: str, rules: str = "") -> str:

@@ -17,10 +17,10 @@ from typing import Any
 
 import mcpbridge_cache
 import pytest
+from mcpbridge_cli import main
 from redis.asyncio import Redis
 
 from mcpbridge import ConfigError, MCPBridge
-from mcpbridge._facade.cli import main
 from mcpbridge.testing import make_runtime
 from tests.helpers.cache import READS, SECRET, BridgeMaker, cache_entries, call, text
 
@@ -121,7 +121,7 @@ def test_cli_clears_redis(tmp_path: Path, redis_url: str, namespace: str, capsys
     command = [
         sys.executable,
         "-m",
-        "mcpbridge._facade.cli",
+        "mcpbridge_cli",
         "cache",
         "clear",
         "--config",

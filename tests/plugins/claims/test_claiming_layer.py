@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from langgraph.types import Command
+from mcpbridge_cli import main as cli
 
 from mcpbridge import (
     CannotPauseError,
@@ -26,7 +27,6 @@ from mcpbridge import (
     hookimpl,
     pause,
 )
-from mcpbridge._facade.cli import main as cli
 from mcpbridge.testing import make_agent, tool_call_turn
 from tests.servers import basic, counting
 

@@ -22,12 +22,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from mcp.types import Tool, ToolAnnotations
 from mcpbridge_approval import Settings as ApprovalSettings, needs_approval
 from mcpbridge_cache import CacheSettings, Policy as CachePolicy
+from mcpbridge_cli import main as cli
 from mcpbridge_pins.cautious import annotated_as, most_cautious
 from mcpbridge_pins.review import shown
 
 from mcpbridge import ConfigError, MCPBridge, PluginError, ToolCallRequest, hookimpl, tool_hints
 from mcpbridge._base.config import build_settings
-from mcpbridge._facade.cli import main as cli
 from mcpbridge.testing import ScriptedChatModel, serving, tool_call_turn
 from tests.helpers.relabel import call, logged, shift, shifting, text, tools_of
 from tests.security import relabel_servers

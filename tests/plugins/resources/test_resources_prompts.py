@@ -28,10 +28,10 @@ from mcp.types import (
     ResourceTemplate,
     TextResourceContents,
 )
+from mcpbridge_cli import main
 from mcpbridge_resources import get_prompt, get_resources, list_prompts, list_resource_templates, list_resources
 
 from mcpbridge import MCPBridge, ServerConnectionError, ServerRequestError
-from mcpbridge._facade.cli import main
 from mcpbridge.testing import serve_http
 from tests.helpers import stdio_config
 from tests.helpers.thirdparty import EVERYTHING, need, node_stdio

@@ -15,11 +15,11 @@ import mcpbridge_elicitation
 import mcpbridge_roots
 import pytest
 from langgraph.types import Command
+from mcpbridge_cli import main as cli
 from mcpbridge_elicitation import create_elicitation_resume
 from mcpbridge_roots import roots_of, set_roots
 
 from mcpbridge import ConfigError, MCPBridge, Plugin, PluginError, hookimpl
-from mcpbridge._facade.cli import main as cli
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.helpers import stdio_config
 from tests.servers import roots_server

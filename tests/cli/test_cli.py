@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcpbridge_cli import main as cli
 
-from mcpbridge._facade.cli import main as cli
 from tests.helpers import ROOT
 
 
@@ -61,19 +61,19 @@ def test_bad_input_is_a_clear_error(project: Path, capsys: pytest.CaptureFixture
 
 def test_plugin_sub_commands_and_fast_help() -> None:
     help_text = subprocess.run(
-        [sys.executable, "-m", "mcpbridge._facade.cli", "--help"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "mcpbridge_cli", "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert "plugins" in help_text
     assert "demo" in help_text
     imported = subprocess.run(
-        [sys.executable, "-c", "import sys, mcpbridge._facade.cli; print('mcp' in sys.modules)"],
+        [sys.executable, "-c", "import sys, mcpbridge_cli; print('mcp' in sys.modules)"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
     assert imported.strip() == "False"
     inspect_help = subprocess.run(
-        [sys.executable, "-m", "mcpbridge._facade.cli", "inspect", "--help"], capture_output=True, text=True
+        [sys.executable, "-m", "mcpbridge_cli", "inspect", "--help"], capture_output=True, text=True
     )
     assert inspect_help.returncode == 0
     assert "--no-run" in inspect_help.stdout

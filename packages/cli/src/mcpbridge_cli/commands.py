@@ -23,12 +23,12 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
-from mcpbridge._base.errors import MCPBridgeError, PluginError
+from mcpbridge import MCPBridgeError, PluginError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from mcpbridge._platform.hookspecs import AddCommand
+    from mcpbridge import AddCommand
 
     Run = Callable[[argparse.Namespace], "int | None"]
     AddFunction = Callable[[AddCommand], None]
@@ -97,8 +97,7 @@ def _origin(ep: importlib.metadata.EntryPoint) -> str:
 def _from_hook(add_command: AddCommand, declared_names: set[str]) -> None:
     """The commands of plugins that still add them through the `mcpbridge_commands` hook; a
     name their entry points also declare is left to the declaration."""
-    from mcpbridge._base.config import Settings
-    from mcpbridge._platform.plugins import PluginHost
+    from mcpbridge import installed_plugins
 
     def add_once(name: str, run: Run, help: str) -> argparse.ArgumentParser:
         if name in declared_names:
@@ -111,4 +110,4 @@ def _from_hook(add_command: AddCommand, declared_names: set[str]) -> None:
         )
         return add_command(name, run, help)
 
-    PluginHost(Settings()).commands(add_once)
+    installed_plugins().add_commands(add_once)

@@ -1,5 +1,5 @@
 """`mcpbridge plugins | tools | call` and the sub-commands that plugins declare (see
-`commands`).
+`commands`). It uses only mcpbridge's public API, as any plugin does.
 
 Imports stay inside the commands: `import mcp` and LangGraph take seconds, and
 `mcpbridge --help`, `--version` and `plugins` should not (tests/core/test_cli_imports.py
@@ -20,9 +20,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcpbridge._base.errors import MCPBridgeError, PluginError
-from mcpbridge._base.terminal import terminal_text as _shown
-from mcpbridge._facade.commands import GROUP, add_plugin_commands, declared
+from mcpbridge import MCPBridgeError, PluginError, terminal_text as _shown
+from mcpbridge_cli.commands import GROUP, add_plugin_commands, declared
+
+CONFIG_FILE = "mcpbridge.toml"
+"""Read when `--config` is not given (as `mcpbridge.load_settings()` does)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(options, "run"):
         parser.print_help()
         return 2
-    from mcpbridge._base.redaction import install_log_redaction
+    from mcpbridge import install_log_redaction
 
     install_log_redaction()
     try:
@@ -76,10 +78,9 @@ def _parser(wanted: str | None) -> argparse.ArgumentParser:
 
 
 def _settings(options: argparse.Namespace, *, required: bool) -> Any:
-    from mcpbridge._base.config import DEFAULT_CONFIG_FILE, Settings, load_settings
-    from mcpbridge._base.redaction import install_log_redaction
+    from mcpbridge import Settings, install_log_redaction, load_settings
 
-    if options.config is None and not Path(DEFAULT_CONFIG_FILE).is_file() and not required:
+    if options.config is None and not Path(CONFIG_FILE).is_file() and not required:
         return Settings()
     settings = load_settings(options.config)
     install_log_redaction(settings.secret_values())
@@ -87,19 +88,16 @@ def _settings(options: argparse.Namespace, *, required: bool) -> Any:
 
 
 def _plugins(options: argparse.Namespace) -> int:
-    from mcpbridge._platform.claims import CLAIMING
-    from mcpbridge._platform.plugins import PluginHost
+    from mcpbridge import installed_plugins
 
-    host = PluginHost(_settings(options, required=False))
+    installed = installed_plugins(_settings(options, required=False))
     try:
-        host.configure()
-        status = host.status()
+        status = installed.status()
     except MCPBridgeError as exc:  # list the plugins anyway: this is where people look first
         print(f"mcpbridge: warning: {_redacted(str(exc))}", file=sys.stderr)
         status = {}
-    rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
-    chain = [*host.order, CLAIMING]  # as `bridge.chain`: the core's own layer is innermost
-    stores = [info.name for info in rows if info.enabled and "mcpbridge_claim_store" in info.hooks]
+    rows, chain, store_from = installed.plugins, installed.chain, installed.claim_store_from
+    claiming = chain[-1]  # the core's own layer, innermost
     commands: dict[str | None, list[str]] = {}
     for ep in declared():
         commands.setdefault(ep.dist.name if ep.dist else None, []).append(ep.name)
@@ -108,8 +106,8 @@ def _plugins(options: argparse.Namespace) -> int:
             {**info.as_dict(), "commands": commands.get(info.distribution, []), "status": status.get(info.name)}
             for info in rows
         ]
-        core = {CLAIMING: {"claim_store_from": stores[0] if stores else None}}
-        print(json.dumps({"chain": chain, "core_layers": core, "plugins": plugins}, indent=2))
+        core = {claiming: {"claim_store_from": store_from}}
+        print(json.dumps({"chain": list(chain), "core_layers": core, "plugins": plugins}, indent=2))
         return 0
     if not rows:
         print("No mcpbridge plugins installed (pip install mcpbridge-<name>; see docs/plugins/).")
@@ -124,17 +122,16 @@ def _plugins(options: argparse.Namespace) -> int:
         if info.name in status:
             print(f"    {status[info.name]}")
     print("chain (outermost first): " + " → ".join(chain) + " → server")
-    store = f"from plugin {stores[0]!r} (mcpbridge_claim_store), else " if stores else ""
-    print(f"    {CLAIMING} (core): a resumed call claims its execution once; store: {store}this process (LocalClaims)")
+    store = f"from plugin {store_from!r} (mcpbridge_claim_store), else " if store_from else ""
+    print(f"    {claiming} (core): a resumed call claims its execution once; store: {store}this process (LocalClaims)")
     return 0
 
 
 def _tools(options: argparse.Namespace) -> int:
     import asyncio
 
-    from mcpbridge._base.errors import ConfigError, ServerConnectionError
-    from mcpbridge._facade.bridge import MCPBridge
-    from mcpbridge._facade.progress import watch_starting
+    from mcpbridge import ConfigError, MCPBridge, ServerConnectionError
+    from mcpbridge_cli.progress import watch_starting
 
     Skippable = (ServerConnectionError, ConfigError)  # what `on_server_error = "skip"` leaves out
 
@@ -174,8 +171,7 @@ def _tools(options: argparse.Namespace) -> int:
 def _call(options: argparse.Namespace) -> int:
     import asyncio
 
-    from mcpbridge._base.errors import ConfigError
-    from mcpbridge._facade.bridge import MCPBridge
+    from mcpbridge import ConfigError, MCPBridge
 
     try:
         arguments = json.loads(options.arguments)
@@ -184,7 +180,7 @@ def _call(options: argparse.Namespace) -> int:
     if not isinstance(arguments, dict):
         raise ConfigError('arguments must be a JSON object, e.g. \'{"city": "Oslo"}\'')
 
-    from mcpbridge._facade.progress import CallProgress
+    from mcpbridge_cli.progress import CallProgress
 
     async def run() -> Any:
         async with MCPBridge(settings=_settings(options, required=True), interceptors=[CallProgress()]) as bridge:
@@ -207,7 +203,7 @@ def _call(options: argparse.Namespace) -> int:
 
 def _redacted(text: str) -> str:
     """An error text with server URLs' credentials and known secrets hidden, shown safely."""
-    from mcpbridge._base.redaction import install_log_redaction, redact_text
+    from mcpbridge import install_log_redaction, redact_text
 
     return _shown(redact_text(text, install_log_redaction().secrets), lines=True)
 
@@ -215,7 +211,3 @@ def _redacted(text: str) -> str:
 def _first_line(text: str | None) -> str:
     """The first line of a server's description, shown safely."""
     return _shown(text.strip().splitlines()[0]) if text and text.strip() else ""
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
