@@ -55,7 +55,7 @@ class ToolNames:
             else:
                 seen[name] = tool
         if not rivals:
-            return list(tools)
+            return list(seen.values())  # every tool, in order: each name came once
         try:
             keepers = {name: self._keeper(name, found) for name, found in rivals.items()}
         except ConfigError:
