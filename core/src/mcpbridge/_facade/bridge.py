@@ -89,6 +89,7 @@ class MCPBridge:
         self._schema_bounds = self.settings.schema_bounds()
         self._handlers: dict[tuple[str, Layering], ToolCallHandler] = {}
         self._layers = ToolLayers(self.plugins.contributed, self.plugins.order)
+        self._unanswered = self.plugins.unanswered  # one bound method for every tool
         self.plugins.observe()
         self._reviews = self.plugins.tool_reviews()
         self._names = ToolNames()
@@ -294,7 +295,7 @@ class MCPBridge:
             max_argument_bytes=self.settings.server_max_argument_bytes(server),
             max_argument_depth=self.settings.max_argument_depth,
             home=self._home,
-            unanswered=self.plugins.unanswered,
+            unanswered=self._unanswered,
         )
         name = f"{server}_{mcp_tool.name}" if self.settings.tool_name_prefix else mcp_tool.name
         tool = MCPTool.create(binding, name=name, handle_tool_error=self.settings.handle_tool_errors)

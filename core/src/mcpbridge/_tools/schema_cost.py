@@ -119,6 +119,8 @@ class _Meter:
             size += len(key if type(key) is str else str(key)) + 4
             if type(item) is str:  # most leaves: counted as `value` counts them, without the call
                 self.size += len(item) + 2
+            elif type(item) is dict:
+                deepest = max(deepest, self.mapping(item, depth + 1, inline and key != "$defs"))
             else:
                 deepest = max(deepest, self.value(item, depth + 1, inline and key != "$defs"))
         self.size += size
