@@ -182,8 +182,8 @@ def _mcp_version() -> str:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=10, help="turns of each process")
-    parser.add_argument("--calls", type=int, default=200, help="calls of each kind per turn")
+    parser.add_argument("--rounds", type=int, default=60, help="turns of each process")
+    parser.add_argument("--calls", type=int, default=30, help="calls of each kind per turn")
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--profile", type=Path, metavar="DIR", help="cProfile instead, stats in DIR")
     parser.add_argument("--top", type=int, default=25, help="entries printed per profile")
