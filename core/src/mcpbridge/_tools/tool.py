@@ -95,7 +95,10 @@ class MCPTool(BaseTool):
 
     @property
     def binding(self) -> ToolBinding:
-        binding: ToolBinding = self.__pydantic_private__["_binding"]  # type: ignore[index]
+        try:  # read where pydantic keeps it, without its `__getattr__` (a listing reads it per tool)
+            binding: ToolBinding = self.__pydantic_private__["_binding"]  # type: ignore[index]
+        except KeyError:  # not set: pydantic says so
+            return self._binding
         return binding
 
     @property
