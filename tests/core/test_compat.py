@@ -21,7 +21,7 @@ from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
-from mcp.types import ElicitResult, ListToolsResult, Tool
+from mcp.types import CallToolResult, ElicitResult, ListToolsResult, Tool
 
 from mcpbridge import _compat
 
@@ -74,6 +74,12 @@ async def test_mcp_session_absorbs_a_tool_listing_it_did_not_parse() -> None:
             listed = _compat.absorb_tool_listing(session, ListToolsResult(tools=[shaped]), complete=True)
             assert [tool.name for tool in listed.tools] == ["shaped"]
             assert session._tool_output_schemas == {"shaped": {"type": "object"}}
+        with still_there("mcp", "ClientSession._tool_output_schemas / _tool_output_validators"):
+            _compat.leave_output_checks_to_the_bridge(session)
+            assert session._tool_output_schemas == {"shaped": None}
+            assert session._tool_output_validators == {}
+            unshaped = CallToolResult(content=[])  # no structured content: the session's own check would refuse it
+            await session.validate_tool_result("shaped", unshaped)
 
 
 def test_jsonschema_resolves_a_reference_with_its_base() -> None:

@@ -27,6 +27,7 @@ from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
 from mcpbridge._session.server_info import ServerInfo, server_info
+from mcpbridge._tools.outputs import OutputChecks
 from mcpbridge._tools.schema_cost import SchemaOverBound
 from mcpbridge._tools.schemas import ToolSchema
 from mcpbridge._tools.tool import MCPTool, ToolBinding
@@ -72,6 +73,7 @@ class MCPBridge:
         self._interceptors = tuple(self.plugins.interceptors(interceptors))
         self.claims: ClaimStore = self.plugins.claim_store() or LOCAL_CLAIMS
         """Where resumed calls are claimed, so that one worker runs each (the `"claiming"` layer)."""
+        self._schema_bounds = self.settings.schema_bounds()
         self._connections = {
             name: Connection(
                 name,
@@ -81,12 +83,12 @@ class MCPBridge:
                 max_result_bytes=self.settings.server_max_result_bytes(name),
                 max_argument_bytes=self.settings.server_max_argument_bytes(name),
                 unanswered=self.plugins.unanswered,
+                check_output=OutputChecks(name, self._schema_bounds, self.settings.max_argument_depth),
             )
             for name, server in self.settings.servers.items()
         }
         self._home = HomeLoop()
         self._tools: dict[tuple[str, str], tuple[Tool, MCPTool | None]] = {}
-        self._schema_bounds = self.settings.schema_bounds()
         self._handlers: dict[tuple[str, Layering], ToolCallHandler] = {}
         self._layers = ToolLayers(self.plugins.contributed, self.plugins.order)
         self._unanswered = self.plugins.unanswered  # one bound method for every tool

@@ -79,8 +79,11 @@ class Connection:
         max_result_bytes: int | None = None,
         max_argument_bytes: int | None = None,
         unanswered: Callable[[Capability | None], str] = lambda capability: "see `mcpbridge plugins`",
+        check_output: Callable[[Tool, CallToolResult], Awaitable[str | None]],
     ) -> None:
         self.name = name
+        self._check_output = check_output
+        """Why a success breaks its tool's output schema (the bridge checks it, not the SDK: `listing`)."""
         self._unanswered = unanswered
         """The hint for a client capability that the server requires and no plugin answers."""
         self.config = config
@@ -151,8 +154,8 @@ class Connection:
             return refused
         progress = progress_reporter(request) if request.observers else None
 
-        def call(session: ClientSession, limit: float) -> Awaitable[CallToolResult | InputRequiredResult]:
-            return session.call_tool(
+        async def call(session: ClientSession, limit: float) -> CallToolResult | InputRequiredResult:
+            result = await session.call_tool(
                 request.name,
                 request.args,
                 read_timeout_seconds=limit,
@@ -162,9 +165,19 @@ class Connection:
                 progress_callback=progress,
                 allow_input_required=True,
             )
+            if isinstance(result, CallToolResult):
+                await self.check_output(request, result)
+            return result
 
         with self._in_flight.tracking(request):
             return self._translate.hinted(await self.send_for(request, call))
+
+    async def check_output(self, request: ToolCallRequest, result: CallToolResult) -> None:
+        """Raise the SDK's `RuntimeError` (a malformed result, see `translate`) when a success
+        breaks the output schema of the tool `request` calls."""
+        tool = request.tool or next((tool for tool in self._listing.tools if tool.name == request.name), None)
+        if not result.is_error and tool is not None and (problem := await self._check_output(tool, result)):
+            raise RuntimeError(problem)
 
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller,

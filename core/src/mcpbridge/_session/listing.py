@@ -29,7 +29,7 @@ from mcp.types import ListToolsRequest, ListToolsResult, PaginatedRequestParams,
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError
 
-from mcpbridge._compat import absorb_tool_listing, send_raw_request
+from mcpbridge._compat import absorb_tool_listing, leave_output_checks_to_the_bridge, send_raw_request
 
 TOOLS_LIST: Final = "tools/list"
 MAX_TOOL_PAGES: Final = 1000
@@ -96,6 +96,7 @@ class Listing:
         if store is not None:
             store.tools_until = None  # a page read without its hints writes no entry
         tools = await _every_page(session, client)
+        leave_output_checks_to_the_bridge(session)  # with jsonschema's `re`, a server could stall the loop
         self._until = store.tools_until if store is not None else None
         self.tools = tools
 
@@ -135,4 +136,3 @@ async def _without_hints(session: ClientSession, cursor: str | None) -> ListTool
         validate_server_result(TOOLS_LIST, version, raw)
     page = ListToolsResult.model_validate(raw, by_name=False)
     return absorb_tool_listing(session, page, complete=cursor is None and page.next_cursor is None)
-

@@ -54,6 +54,8 @@ class TaskConnection(Protocol):
         self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
     ) -> Awaitable[T]: ...
 
+    async def check_output(self, request: ToolCallRequest, result: CallToolResult) -> None: ...
+
 
 async def run_as_task(
     connection: TaskConnection, request: ToolCallRequest, task: TaskMetadata | str
@@ -83,8 +85,7 @@ async def run_as_task(
         async def payload(session: ClientSession) -> CallToolResult:
             asked = GetTaskPayloadRequest(params=GetTaskPayloadRequestParams(task_id=task_id))
             result = await session.send_request(asked, CallToolResult, request_read_timeout_seconds=limit)
-            if not result.is_error:
-                await session.validate_tool_result(request.name, result)
+            await connection.check_output(request, result)
             return result
 
         cancel = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))

@@ -1,0 +1,63 @@
+"""A tool's structured content checked against its output schema by the bridge, not the SDK.
+
+The mcp SDK checks every result of a tool with an output schema using jsonschema, whose
+`pattern` runs on Python's backtracking `re`: a server that declares
+`{"pattern": "^(a+)+$"}` and answers `"aaaa…!"` holds the event loop, and every call on
+every session with it, for as long as it likes (seconds at 28 characters, hours at 40).
+The bridge takes that check over (`_compat.leave_output_checks_to_the_bridge`) and runs it
+the way it checks arguments (`ToolSchema`): the compiled validator first, patterns on RE2
+within their cost bound, nothing fetched, a slow check finished in a worker thread. Its
+verdicts are the SDK's (a missing or invalid structured content is a malformed result,
+with the SDK's words), so nothing downstream changes but the time it takes.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, cast
+
+from mcp.types import CallToolResult, Tool
+
+from mcpbridge._base.bounds import SchemaBounds
+from mcpbridge._tools.schema_cost import SchemaOverBound
+from mcpbridge._tools.schemas import ToolSchema
+
+logger = logging.getLogger(__name__)
+
+
+class OutputChecks:
+    """One server's output schemas, compiled once per schema a tool declares."""
+
+    def __init__(self, server: str, bounds: SchemaBounds, max_depth: int) -> None:
+        self._server, self._bounds, self._max_depth = server, bounds, max_depth
+        self._schemas: dict[str, tuple[dict[str, Any], ToolSchema | None]] = {}
+
+    async def __call__(self, tool: Tool, result: CallToolResult) -> str | None:
+        """Why `result` (a success) breaks `tool`'s output schema, in the SDK's words; None
+        when it fits or the tool declares none."""
+        schema = tool.output_schema
+        if schema is None:
+            return None
+        if result.structured_content is None and "structured_content" not in result.model_fields_set:
+            return f"Tool {tool.name} has an output schema but did not return structured content"
+        checks = self._check_for(tool.name, schema)
+        content = cast(Any, result.structured_content)  # None too, if the server sent null: the SDK checks that
+        problem = None if checks is None else await checks.problems(content, self._max_depth)
+        return None if problem is None else f"Invalid structured content returned by tool {tool.name}: {problem}"
+
+    def _check_for(self, name: str, schema: dict[str, Any]) -> ToolSchema | None:
+        held = self._schemas.get(name)
+        if held is not None and held[0] is schema:
+            return held[1]
+        try:
+            checks: ToolSchema | None = ToolSchema(schema, self._bounds, server=self._server, tool=name)
+        except SchemaOverBound as over:
+            logger.warning(
+                "mcpbridge: results of tool %r of server %r are not checked against its output schema: it %s",
+                name,
+                self._server,
+                over,
+            )
+            checks = None
+        self._schemas[name] = (schema, checks)
+        return checks

@@ -1,0 +1,90 @@
+"""A server's output schema cannot stall the event loop: the mcp SDK checks structured
+content with jsonschema, whose `pattern` runs on Python's backtracking `re`, so a server
+declaring `^(a+)+$` and answering "aaa…!" held every session of the process for seconds
+(hours with a longer text). The bridge checks results itself, patterns on RE2, with the
+SDK's verdicts and words. On every transport."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from mcpbridge import MCPBridge, MCPToolError
+from mcpbridge.testing import serve_http
+from tests.helpers import stdio_config
+from tests.servers import shaped_results
+from tests.servers.shaped_results import EVIL, EVIL_TEXT
+
+TRANSPORTS = ["inproc", "stdio", "http", "sse"]
+
+
+@pytest.fixture(params=TRANSPORTS)
+def server(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    """The shaped-results server's config, on each transport."""
+    if request.param == "inproc":
+        yield {"server": shaped_results.build()}
+    elif request.param == "stdio":
+        yield stdio_config("tests.servers.shaped_results")
+    else:
+        sse = request.param == "sse"
+        app = shaped_results.build().sse_app() if sse else shaped_results.build().streamable_http_app()
+        served = serve_http(app)
+        yield {"url": served.base_url + ("/sse" if sse else "/mcp"), **({"transport": "sse"} if sse else {})}
+        served.stop()
+
+
+@asynccontextmanager
+async def longest_block() -> AsyncIterator[list[float]]:
+    """Measures the longest the event loop went without running a 10 ms ticker."""
+    gaps = [0.0]
+
+    async def tick() -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            gaps[0] = max(gaps[0], now - last - 0.01)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.05)
+    try:
+        yield gaps
+    finally:
+        ticker.cancel()
+
+
+def call(name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"type": "tool_call", "name": name, "args": args or {}, "id": f"call-{name}"}
+
+
+async def test_a_backtracking_output_pattern_does_not_hold_the_loop(server: dict[str, Any]) -> None:
+    async with MCPBridge({"shaped": server}, plugins=[]) as bridge:
+        tools = {tool.name: tool for tool in await bridge.list_tools()}
+        assert tools["evil"].metadata is not None
+        assert tools["evil"].metadata["output_schema"]["properties"]["value"]["pattern"] == EVIL
+        async with longest_block() as gap:
+            message = await tools["evil"].ainvoke(call("evil"))
+        assert gap[0] < 0.5, f"the event loop was held {gap[0]:.2f} s by an output schema's pattern"
+        assert message.status == "error"
+        text = message.content[0]["text"]
+        assert text.startswith("MCP server 'shaped' returned a malformed result for 'evil': ")
+        assert f"Invalid structured content returned by tool evil: value: '{EVIL_TEXT}' does not match" in text
+        with pytest.raises(MCPToolError, match="malformed result"):
+            await tools["evil"].ainvoke({})
+
+
+async def test_results_inside_their_output_schema_pass(server: dict[str, Any]) -> None:
+    async with MCPBridge({"shaped": server}, plugins=[]) as bridge:
+        tools = {tool.name: tool for tool in await bridge.list_tools()}
+        fits = await tools["fits"].ainvoke(call("fits", {"text": "aaaa"}))
+        counted = await tools["counted"].ainvoke(call("counted", {"n": 3}))
+        assert (fits.status, counted.status) == ("success", "success")
+        assert {"type": "mcp_structured_content", "data": {"count": 3}} in counted.artifact
+        refused = await tools["fits"].ainvoke(call("fits", {"text": "b"}))  # the server's own check refuses it
+        assert refused.status == "error"
