@@ -154,8 +154,8 @@ class Connection:
             return refused
         progress = progress_reporter(request) if request.observers else None
 
-        async def call(session: ClientSession, limit: float) -> CallToolResult | InputRequiredResult:
-            result = await session.call_tool(
+        def call(session: ClientSession, limit: float) -> Awaitable[CallToolResult | InputRequiredResult]:
+            return session.call_tool(
                 request.name,
                 request.args,
                 read_timeout_seconds=limit,
@@ -165,19 +165,18 @@ class Connection:
                 progress_callback=progress,
                 allow_input_required=True,
             )
-            if isinstance(result, CallToolResult):
-                await self.check_output(request, result)
-            return result
 
         with self._in_flight.tracking(request):
-            return self._translate.hinted(await self.send_for(request, call))
+            result = await self.send_for(request, call)
+        if isinstance(result, CallToolResult) and (problem := await self.output_problem(request, result)):
+            return self._translate.malformed(request.name, problem)
+        return self._translate.hinted(result)
 
-    async def check_output(self, request: ToolCallRequest, result: CallToolResult) -> None:
-        """Raise the SDK's `RuntimeError` (a malformed result, see `translate`) when a success
-        breaks the output schema of the tool `request` calls."""
+    async def output_problem(self, request: ToolCallRequest, result: CallToolResult) -> str | None:
+        """Why `result`, a success, breaks the output schema of the tool `request` calls (in
+        the SDK's words: it is a malformed result), or None."""
         tool = request.tool or next((tool for tool in self._listing.tools if tool.name == request.name), None)
-        if not result.is_error and tool is not None and (problem := await self._check_output(tool, result)):
-            raise RuntimeError(problem)
+        return None if result.is_error or tool is None else await self._check_output(tool, result)
 
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller,

@@ -54,7 +54,7 @@ class TaskConnection(Protocol):
         self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
     ) -> Awaitable[T]: ...
 
-    async def check_output(self, request: ToolCallRequest, result: CallToolResult) -> None: ...
+    async def output_problem(self, request: ToolCallRequest, result: CallToolResult) -> str | None: ...
 
 
 async def run_as_task(
@@ -85,7 +85,8 @@ async def run_as_task(
         async def payload(session: ClientSession) -> CallToolResult:
             asked = GetTaskPayloadRequest(params=GetTaskPayloadRequestParams(task_id=task_id))
             result = await session.send_request(asked, CallToolResult, request_read_timeout_seconds=limit)
-            await connection.check_output(request, result)
+            if (problem := await connection.output_problem(request, result)) is not None:
+                raise RuntimeError(problem)  # a malformed result, as the SDK's own check raised it
             return result
 
         cancel = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))

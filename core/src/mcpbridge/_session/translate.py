@@ -142,7 +142,7 @@ class Translator:
                 raise ServerRequestError(self.server, what, f"malformed result: {problem}") from None
             if tool is None:
                 raise ServerConnectionError(self.server, f"malformed tools/list result: {problem}") from None
-            return self._malformed(tool, problem)
+            return self.malformed(tool, problem)
         if isinstance(exc, TRANSPORT_ERRORS):
             await self._drop(link, None)
             raise ServerConnectionError(self.server, exc, name=tool) from exc
@@ -150,7 +150,7 @@ class Translator:
             if what is not None:  # output schema, or an input-required result where none can be answered
                 raise ServerRequestError(self.server, what, str(exc)) from None
             if tool is not None:
-                return self._malformed(tool, str(exc))
+                return self.malformed(tool, str(exc))
         raise exc
 
     def pushed(self, text: str) -> str | None:
@@ -196,7 +196,8 @@ class Translator:
             self.server, f"{refusal}: {fix}", status=refusal.status, challenge=refusal.challenge, name=tool
         )
 
-    def _malformed(self, tool: str, problem: str) -> CallToolResult:
+    def malformed(self, tool: str, problem: str) -> CallToolResult:
+        """The error result of a server's answer to `tool` that breaks the protocol or the tool's output schema."""
         return error_result(f"MCP server {self.server!r} returned a malformed result for {tool!r}: {problem}")
 
 
