@@ -7,12 +7,16 @@ SDK's verdicts and words. On every transport."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import mcp.types as types
 import pytest
+from mcp.server.lowlevel import Server
 
 from mcpbridge import MCPBridge, MCPToolError
 from mcpbridge.testing import serve_http
@@ -88,3 +92,61 @@ async def test_results_inside_their_output_schema_pass(server: dict[str, Any]) -
         assert {"type": "mcp_structured_content", "data": {"count": 3}} in counted.artifact
         refused = await tools["fits"].ainvoke(call("fits", {"text": "b"}))  # the server's own check refuses it
         assert refused.status == "error"
+
+
+def referring_server(hits: list[str]) -> Server[Any]:
+    """A low-level server whose tool's output schema refers outside itself, to a URL that
+    counts every fetch (`hits`), and answers a structured content breaking its other part."""
+    remote = f"http://127.0.0.1:{_counting_port(hits)}/schema.json"
+    output = {
+        "type": "object",
+        "properties": {"far": {"$ref": remote}, "near": {"type": "integer"}},
+        "required": ["near"],
+    }
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        tool = types.Tool(name="far", input_schema={"type": "object"}, output_schema=output)
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        near = params.arguments.get("near", 1) if params.arguments else 1
+        return types.CallToolResult(content=[], structured_content={"far": "anything", "near": near})
+
+    return Server("referring", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _counting_port(hits: list[str]) -> int:
+    """A plain HTTP server on loopback that records the path of every request it gets."""
+
+    class Counting(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"type": "string"}')
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server.server_address[1]
+
+
+async def test_an_output_schema_referring_outside_itself_fetches_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    hits: list[str] = []
+    async with MCPBridge({"referring": {"server": referring_server(hits)}}, plugins=[]) as bridge:
+        [tool] = await bridge.list_tools()
+        fine = await tool.ainvoke(call("far", {"near": 2}))
+        broken = await tool.ainvoke(call("far", {"near": "two"}))
+    assert fine.status == "success"
+    assert broken.status == "error"
+    assert (
+        "Invalid structured content returned by tool far: near: 'two' is not of type 'integer'"
+        in (broken.content[0]["text"])
+    )
+    assert hits == [], "the bridge fetched a server's schema reference"
+    warned = [record.getMessage() for record in caplog.records if "never fetched" in record.getMessage()]
+    assert warned, "no warning named the reference that was left out"
+    assert "the output schema of tool 'far'" in warned[0]
+    assert "results are validated" in warned[0]

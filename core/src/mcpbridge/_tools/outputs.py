@@ -50,7 +50,7 @@ class OutputChecks:
         if held is not None and held[0] is schema:
             return held[1]
         try:
-            checks: ToolSchema | None = ToolSchema(schema, self._bounds, server=self._server, tool=name)
+            checks: ToolSchema | None = ToolSchema(schema, self._bounds, server=self._server, tool=name, kind="output")
         except SchemaOverBound as over:
             logger.warning(
                 "mcpbridge: results of tool %r of server %r are not checked against its output schema: it %s",

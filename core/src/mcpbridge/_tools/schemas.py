@@ -180,7 +180,9 @@ def _without(node: Any, where: set[tuple[int, str]]) -> Any:
     return node
 
 
-def _resolvable(schema: Mapping[str, Any], server: str | None, tool: str | None) -> Mapping[str, Any]:
+def _resolvable(
+    schema: Mapping[str, Any], server: str | None, tool: str | None, kind: str = "input"
+) -> Mapping[str, Any]:
     """`schema` without the references that cannot be resolved inside it (and its patterns
     compiled); with `server` or `tool`, they are logged once, naming both and the reference
     (shortened; it is never fetched)."""
@@ -190,12 +192,13 @@ def _resolvable(schema: Mapping[str, Any], server: str | None, tool: str | None)
     if server is not None or tool is not None:
         named = ", ".join(shown(ref) for ref in refs[:3]) + (f" and {len(refs) - 3} more" if len(refs) > 3 else "")
         logger.warning(
-            "mcpbridge: the input schema of tool %r on server %r refers to %s, which cannot be "
-            "resolved inside the schema and is never fetched: arguments are validated without "
-            "that part",
+            "mcpbridge: the %s schema of tool %r on server %r refers to %s, which cannot be "
+            "resolved inside the schema and is never fetched: %s are validated without that part",
+            kind,
             tool,
             server,
             named,
+            "arguments" if kind == "input" else "results",
         )
     resolvable: Mapping[str, Any] = _without(schema, where)
     return resolvable
@@ -217,15 +220,18 @@ def server_schema_validator(
 
 
 class ToolSchema:
-    """A tool's input schema: measured (`SchemaBounds`) and its references checked when the
-    tool is listed, compiled on the tool's first call, shared by every call after."""
+    """A tool's input schema (or, with `kind="output"`, its output schema): measured
+    (`SchemaBounds`) and its references checked when the tool is listed, compiled on the
+    tool's first call, shared by every call after."""
 
     __slots__ = ("_compiled", "_patterned", "_schema", "_validator", "defaults", "for_model")
 
-    def __init__(self, schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str) -> None:
+    def __init__(
+        self, schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str, kind: str = "input"
+    ) -> None:
         """Raises `SchemaOverBound` when the schema costs more than `bounds`."""
         cost = measure(schema, bounds)
-        self._schema = _resolvable(schema, server, tool) if cost.references or cost.patterns else schema
+        self._schema = _resolvable(schema, server, tool, kind) if cost.references or cost.patterns else schema
         self._patterned = cost.patterns
         self._validator: Draft202012Validator | None = None
         self._compiled: jsonschema_rs.Draft202012Validator | Literal[False] | None = None
