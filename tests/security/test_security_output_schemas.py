@@ -6,11 +6,8 @@ SDK's verdicts and words. On every transport."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -21,6 +18,7 @@ from mcp.server.lowlevel import Server
 from mcpbridge import MCPBridge, MCPToolError
 from mcpbridge.testing import serve_http
 from tests.helpers import stdio_config
+from tests.security.test_security_schemas import LoopWatch
 from tests.servers import shaped_results
 from tests.servers.shaped_results import EVIL, EVIL_TEXT
 
@@ -42,27 +40,6 @@ def server(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
         served.stop()
 
 
-@asynccontextmanager
-async def longest_block() -> AsyncIterator[list[float]]:
-    """Measures the longest the event loop went without running a 10 ms ticker."""
-    gaps = [0.0]
-
-    async def tick() -> None:
-        last = time.perf_counter()
-        while True:
-            await asyncio.sleep(0.01)
-            now = time.perf_counter()
-            gaps[0] = max(gaps[0], now - last - 0.01)
-            last = now
-
-    ticker = asyncio.create_task(tick())
-    await asyncio.sleep(0.05)
-    try:
-        yield gaps
-    finally:
-        ticker.cancel()
-
-
 def call(name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"type": "tool_call", "name": name, "args": args or {}, "id": f"call-{name}"}
 
@@ -72,9 +49,9 @@ async def test_a_backtracking_output_pattern_does_not_hold_the_loop(server: dict
         tools = {tool.name: tool for tool in await bridge.list_tools()}
         assert tools["evil"].metadata is not None
         assert tools["evil"].metadata["output_schema"]["properties"]["value"]["pattern"] == EVIL
-        async with longest_block() as gap:
+        async with LoopWatch() as watch:
             message = await tools["evil"].ainvoke(call("evil"))
-        assert gap[0] < 0.5, f"the event loop was held {gap[0]:.2f} s by an output schema's pattern"
+        assert watch.worst < 0.5, f"the event loop was held {watch.worst:.2f} s by an output schema's pattern"
         assert message.status == "error"
         text = message.content[0]["text"]
         assert text.startswith("MCP server 'shaped' returned a malformed result for 'evil': ")
