@@ -39,38 +39,55 @@ def is_suspect_path(text: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def compile_glob(glob: str) -> re.Pattern[str]:
-    """`glob` as an anchored regular expression: `**` matches anything (any depth), `*` and
-    `?` never match a separator (`/`, or `\\` for a Windows server, as in `is_suspect_path`),
+def compile_glob(glob: str) -> TextPattern:
+    """`glob` as an anchored pattern on RE2, linear in the value (on Python's `re`,
+    `**/*secret*` took 2.5 s on a 36 KB path): `**` matches anything (any depth), `*` and `?`
+    never match a separator (`/`, or `\\` for a Windows server, as in `is_suspect_path`),
     `[abc]` / `[!abc]` are character classes (never matching a separator either)."""
     out: list[str] = []
     i, n = 0, len(glob)
     while i < n:
         char = glob[i]
         if char == "*":
-            if glob.startswith("**", i):
-                out.append(".*")
-                i += 2
-                continue
-            out.append(r"[^/\\]*")
-        elif char == "?":
-            out.append(r"[^/\\]")
-        elif char == "[":
-            end = glob.find("]", i + 2 if glob.startswith("[!", i) else i + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                body = glob[i + 1 : end]
-                negate = body.startswith("!")
-                body = body[1:] if negate else body
-                escaped = "".join("\\" + c if c in "\\^]" else c for c in body)
-                out.append(f"[^/\\\\{escaped}]" if negate else f"(?![/\\\\])[{escaped}]")
-                i = end + 1
-                continue
-        else:
-            out.append(re.escape(char))
+            out.append(".*" if glob.startswith("**", i) else _NOT_SEPARATOR + "*")
+            i += 2 if glob.startswith("**", i) else 1
+            continue
+        end = glob.find("]", i + 2 if glob.startswith("[!", i) else i + 1) if char == "[" else -1
+        if end != -1:
+            out.append(_char_class(glob[i + 1 : end]))
+            i = end + 1
+            continue
+        out.append(_NOT_SEPARATOR if char == "?" else _escaped(ord(char), ord(char)))
         i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+    return TextPattern.parse(r"(?s)\A" + "".join(out) + r"\z")
+
+
+_SEPARATORS = (ord("/"), ord("\\"))
+_NOT_SEPARATOR = r"[^\x{2f}\x{5c}]"
+
+
+def _escaped(low: int, high: int) -> str:
+    return f"\\x{{{low:x}}}" if low == high else f"\\x{{{low:x}}}-\\x{{{high:x}}}"
+
+
+def _char_class(body: str) -> str:
+    """A glob's `[...]` body (`!` first negates) as an RE2 class less the separators (RE2
+    has no lookahead to exclude them, so a range over one is split around it)."""
+    negate = body.startswith("!")
+    body = body[1:] if negate else body
+    ranges: list[tuple[int, int]] = []
+    i = 0
+    while i < len(body):
+        ranged = i + 2 < len(body) and body[i + 1] == "-"
+        ranges.append((ord(body[i]), ord(body[i + 2 if ranged else i])))
+        i += 3 if ranged else 1
+    ranges = [(low, high) for low, high in ranges if low <= high]  # `z-a` is empty
+    if negate:
+        return "[^" + "".join(_escaped(*pair) for pair in [*ranges, *((s, s) for s in _SEPARATORS)]) + "]"
+    for sep in _SEPARATORS:
+        cut = [part for low, high in ranges for part in ((low, min(high, sep - 1)), (max(low, sep + 1), high))]
+        ranges = [(low, high) for low, high in cut if low <= high]
+    return "[" + "".join(_escaped(*pair) for pair in ranges) + "]" if ranges else r"[^\x00-\x{10ffff}]"
 
 
 def glob_verdict(glob: str, value: Any) -> Verdict:
@@ -85,7 +102,7 @@ def glob_verdict(glob: str, value: Any) -> Verdict:
         return Verdict.MATCH if value == glob else Verdict.NO_MATCH
     if _ambiguous(value):
         return Verdict.SUSPECT
-    return Verdict.MATCH if compile_glob(glob).match(value) else Verdict.NO_MATCH
+    return Verdict.MATCH if compile_glob(glob).search(value) else Verdict.NO_MATCH
 
 
 def _ambiguous(normalised: str) -> bool:

@@ -1,0 +1,37 @@
+"""An approval rule's `glob` cannot stall the event loop on the model's text: it was run on
+Python's backtracking `re`, where `**/*secret*` against a 36 KB path the model wrote held
+the loop for 2.5 s (quadratic: 72 KB took ~10 s) before the call went on. Globs now run on
+RE2, linear in the value, with the same answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcpbridge_approval
+
+from mcpbridge import MCPBridge
+from tests.plugins.approval import approval_servers
+from tests.security.test_security_schemas import LoopWatch
+
+RULES = {"rules": [{"tool": "read_file", "approval": "require", "when": [{"argument": "path", "glob": "**/*secret*"}]}]}
+CRAFTED = "/" + "secret" * 6000 + "/x"
+"""One long segment full of near-matches, then a segment without one: no match."""
+
+
+def call(path: str) -> dict[str, Any]:
+    return {"type": "tool_call", "name": "read_file", "args": {"path": path}, "id": "call-read"}
+
+
+async def test_a_glob_rule_takes_linear_time_on_the_models_path() -> None:
+    async with MCPBridge(
+        {"files": approval_servers.build()}, plugins=[mcpbridge_approval], plugin_settings={"approval": RULES}
+    ) as bridge:
+        tools = {tool.name: tool for tool in await bridge.list_tools()}
+        async with LoopWatch() as watch:
+            message = await tools["read_file"].ainvoke(call(CRAFTED))
+        assert watch.worst < 0.5, f"the event loop was held {watch.worst:.2f} s by an approval glob"
+        assert message.status == "success"  # no rule matched: a read-only tool runs without approval
+        assert approval_servers.ran("read_file")[-1] == {"path": CRAFTED}
+        gated = await tools["read_file"].ainvoke(call("/srv/" + "a/" * 5000 + "my-secrets.txt"))
+        assert gated.status == "error"  # the rule matched: approval is required (and no graph to pause)
+        assert "not running inside a LangGraph graph" in gated.content
