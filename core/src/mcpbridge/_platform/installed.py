@@ -44,5 +44,5 @@ def installed_plugins(settings: Settings | None = None) -> InstalledPlugins:
     them: enabled or disabled (and why), their hooks, positions and declarations."""
     host = PluginHost(settings if settings is not None else Settings())
     rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
-    stores = [info.name for info in rows if info.enabled and "mcpbridge_claim_store" in info.hooks]
-    return InstalledPlugins(tuple(rows), (*host.order, CLAIMING), stores[0] if stores else None, host)
+    store_from = next((info.name for info in rows if info.enabled and "mcpbridge_claim_store" in info.hooks), None)
+    return InstalledPlugins(tuple(rows), (*host.order, CLAIMING), store_from, host)

@@ -91,14 +91,6 @@ def pause(
     return answer
 
 
-def interrupt_payload(item: Interrupt | Mapping[str, Any]) -> Mapping[str, Any]:
-    """The value an interrupt carries (accepts the `Interrupt` or its value)."""
-    value = item.value if isinstance(item, Interrupt) else item
-    if not isinstance(value, Mapping):
-        raise TypeError(f"expected an mcpbridge interrupt, got a {type(value).__name__} value")
-    return value
-
-
 A = TypeVar("A")
 AnswerCheck: TypeAlias = Callable[[Mapping[str, Any], Any], A]
 """`check(payload, answer) -> answer`: raises `ValueError` naming what is wrong and what to send."""
@@ -151,12 +143,13 @@ class Question(Generic[A]):
         (`(await client.threads.get_state(thread_id))["interrupts"]`)."""
         if isinstance(interrupts, Interrupt) or _is_sdk_interrupt(interrupts):
             item = as_interrupt(interrupts)
-            kind = interrupt_payload(item).get("type")
-            if kind != self.kind:
+            if not isinstance(item.value, Mapping):
+                raise TypeError(f"expected an mcpbridge interrupt, got a {type(item.value).__name__} value")
+            if (kind := item.value.get("type")) != self.kind:
                 raise ValueError(f"interrupt {item.id} is a {kind!r} interrupt, not {self.kind!r}")
             return [item]
         items = [as_interrupt(item) for item in cast("Iterable[InterruptLike]", interrupts)]
-        return [item for item in items if _kind(item) == self.kind]
+        return [item for item in items if isinstance(item.value, Mapping) and item.value.get("type") == self.kind]
 
     def resume(
         self, interrupts: InterruptLike | Iterable[InterruptLike], answer: Any | Callable[[Mapping[str, Any]], Any]
@@ -183,7 +176,3 @@ def as_interrupt(item: InterruptLike) -> Interrupt:
 
 def _is_sdk_interrupt(item: object) -> TypeGuard[Mapping[str, Any]]:
     return isinstance(item, Mapping) and "id" in item and "value" in item
-
-
-def _kind(item: Interrupt) -> Any:
-    return item.value.get("type") if isinstance(item.value, Mapping) else None

@@ -96,7 +96,6 @@ class PluginHost:
         """`explicit`: `MCPBridge(plugins=...)`; `direct`: whether `MCPBridge(interceptors=...)`
         gave any, which then take their place in the chain as `"interceptors"`."""
         self.settings = settings
-        self._direct = direct
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
         self.calls = HookCalls(self.manager, self._own)
@@ -113,7 +112,7 @@ class PluginHost:
             self._load_selected()
         if explicit is not None:
             self._load_explicit(explicit)
-        self.order = self._ordered()
+        self.order = self._ordered(direct)
         self.calls.order = self.order
         self._register_in_order()
         artifacts = frozenset(kind for name in self.enabled for kind in self.declared(name).artifacts)
@@ -181,8 +180,7 @@ class PluginHost:
     def _register_in_order(self) -> None:
         """Register the loaded plugins with pluggy innermost first, so that pluggy calls
         their hooks in chain order, outermost first."""
-        position = {name: i for i, name in enumerate(self.order)}
-        for plugin, name in sorted(self._loaded, key=lambda loaded: -position.get(loaded[1], -1)):
+        for plugin, name in sorted(self._loaded, key=lambda loaded: self.order.index(loaded[1]), reverse=True):
             try:
                 self.infos[name].hooks = self.calls.register(plugin, name)
             except pluggy.PluginValidationError as exc:
@@ -210,9 +208,9 @@ class PluginHost:
             if name not in known:
                 raise ConfigError(f"[plugins.{name}] configures a plugin that is not installed; {installed}")
 
-    def _ordered(self) -> list[str]:
+    def _ordered(self, direct: bool) -> list[str]:
         declared = {name: info.declared for name, info in self.infos.items() if info.declared is not None}
-        if self._direct:
+        if direct:
             declared[DIRECT] = _DIRECT_PLUGIN
         explicit = [name for name in self.settings.plugins.order if name in declared]
         return chain_order(declared, explicit)
@@ -235,8 +233,8 @@ class PluginHost:
 
     def interceptors(self, direct: Iterable[ToolCallInterceptor] = ()) -> list[ToolCallInterceptor]:
         """Every plugin's interceptors, in chain order, with `direct` ones at their place."""
-        shape = "an `async (request, handler)` callable"
-        self.contributed = {DIRECT: list(direct), **self._callables("mcpbridge_interceptors", shape, many=True)}
+        shape = "is not an `async (request, handler)` callable"
+        self.contributed = {DIRECT: list(direct), **self._provided("mcpbridge_interceptors", None, shape, many=True)}
         return [ic for name in self.order for ic in self.contributed.get(name, ())]
 
     def client_options(self, server_name: str, server: ServerConfig) -> dict[str, Any]:
@@ -267,7 +265,7 @@ class PluginHost:
 
     def claim_store(self) -> ClaimStore | None:
         """The claim store a plugin provides (`mcpbridge_claim_store`), or None."""
-        lacks = "`async claim(key, owner)`, `async release(key, owner)` or `async aclose()`"
+        lacks = "lacks `async claim(key, owner)`, `async release(key, owner)` or `async aclose()`"
         stores = self._provided("mcpbridge_claim_store", ClaimStore, lacks)
         if len(stores) > 1:
             first, second = list(stores)[:2]
@@ -275,18 +273,18 @@ class PluginHost:
                 f"plugins {first!r} and {second!r} both provide a claim store "
                 "(mcpbridge_claim_store); enable only one of them"
             )
-        return next(iter(stores.values()), None)
+        return next((store for (store,) in stores.values()), None)
 
     def observe(self) -> None:
         """Hand every plugin's listener for the bridge's own events (`mcpbridge_bridge_observer`)
         to `config.notify`."""
-        found = self._callables("mcpbridge_bridge_observer", "an `(event, data) -> None` callable", many=False)
+        found = self._provided("mcpbridge_bridge_observer", None, "is not an `(event, data) -> None` callable")
         self.config.observers[:] = [observer for observers in found.values() for observer in observers]
 
     def tool_reviews(self) -> list[hookspecs.ToolReview]:
         """Every plugin's review of the tool listings (`mcpbridge_tool_review`), in chain order."""
-        lacks = "`async review(server, tools)` or `left_out(server, name)`"
-        return list(self._provided("mcpbridge_tool_review", hookspecs.ToolReview, lacks).values())
+        lacks = "lacks `async review(server, tools)` or `left_out(server, name)`"
+        return [review for (review,) in self._provided("mcpbridge_tool_review", hookspecs.ToolReview, lacks).values()]
 
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""
@@ -336,27 +334,19 @@ class PluginHost:
             problems = "; ".join(f"`plugins.{name}.{key}`: {message}" for key, message in validation_problems(exc))
             raise ConfigError(f"plugin {name!r}: invalid settings{where}: {problems}") from None
 
-    def _provided(self, hook: str, kind: type, lacks: str) -> dict[str, Any]:
-        """Each plugin's answer to `hook` other than None; one that is not a `kind` is a
-        `PluginError` saying it `lacks` what a `kind` has."""
-        answers = self.calls.ask(hook, settings=EACH_OWN, config=self.config)
-        provided = {plugin: answer for plugin, answer in answers.items() if answer is not None}
-        for plugin, answer in provided.items():
-            if not isinstance(answer, kind):
-                kind_of = type(answer).__name__
-                raise PluginError(f"plugin {plugin!r} returned {kind_of} from {hook}, which lacks {lacks}")
-        return provided
-
-    def _callables(self, hook: str, shape: str, *, many: bool) -> dict[str, list[Any]]:
-        """Each plugin's callables from `hook` (a sequence of them when `many`, else one or
-        None), by plugin; anything not callable is a `PluginError` naming `shape`."""
+    def _provided(self, hook: str, kind: type | None, wrong: str, *, many: bool = False) -> dict[str, list[Any]]:
+        """Each plugin's answers to `hook` (a sequence of them when `many`, else one or None),
+        by plugin, leaving out plugins that gave none. Each must be a `kind` (None: a
+        callable); one that is not is a `PluginError` saying what is `wrong` with it."""
         found: dict[str, list[Any]] = {}
-        for plugin, result in self.calls.ask(hook, settings=EACH_OWN, config=self.config).items():
-            items = list(result or ()) if many else [] if result is None else [result]
+        for plugin, answer in self.calls.ask(hook, settings=EACH_OWN, config=self.config).items():
+            items = list(answer or ()) if many else [] if answer is None else [answer]
             for item in items:
-                if not callable(item):
-                    raise PluginError(f"plugin {plugin!r} returned {item!r} from {hook}, which is not {shape}")
-            found[plugin] = items
+                if not (callable(item) if kind is None else isinstance(item, kind)):
+                    shown = repr(item) if kind is None else type(item).__name__
+                    raise PluginError(f"plugin {plugin!r} returned {shown} from {hook}, which {wrong}")
+            if items:
+                found[plugin] = items
         return found
 
     def _own(self, plugin: str) -> dict[str, Any]:

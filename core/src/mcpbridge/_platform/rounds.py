@@ -103,10 +103,8 @@ class RoundAnswerer:
     def _merged(self, request: ToolCallRequest) -> tuple[ToolCallRequest, int]:
         """`request` with the answers waiting for its round, if any, and how many requests
         the call has made so far."""
-        if not self._waiting:
-            return request, 0
-        waiting = self._waiting.pop((call_of(request), request.request_state), None)
-        if waiting is None:
+        waiting = self._waiting.pop((call_of(request), request.request_state), None) if self._waiting else None
+        if waiting is None:  # the usual case: nothing waits (and the call is not even looked up)
             return request, 0
         answers, answered = waiting
         return request.override(input_responses={**answers, **(request.input_responses or {})}), answered
