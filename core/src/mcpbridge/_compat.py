@@ -33,13 +33,6 @@ def removed(distribution: str, name: str) -> str:
     )
 
 
-def _private(distribution: str, module: str, name: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        raise ImportError(removed(distribution, f"{module}.{name}")) from None
-
-
 # -- mcp ------------------------------------------------------------------------------
 
 close_subprocess_transport: Callable[[ServerProcess], None]
@@ -159,11 +152,12 @@ _OPTIONAL = frozenset({"configure_hooks"})
 def __getattr__(name: str) -> Any:
     if name not in _LOOKED_UP:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    distribution, module, private = _LOOKED_UP[name]
     try:
-        value = _private(*_LOOKED_UP[name])
-    except ImportError:
+        value = getattr(importlib.import_module(module), private)
+    except (ImportError, AttributeError):
         if name not in _OPTIONAL:
-            raise
+            raise ImportError(removed(distribution, f"{module}.{private}")) from None
         value = None
     globals()[name] = value
     return value

@@ -37,6 +37,12 @@ else:  # httpx2 takes 0.2 s to import: the validators below check these when one
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 MODERN_PROTOCOL = "2026-07-28"
 _TO_PINS = "a plugin pins tools now; install it and set it in its table, `[plugins.pins] {}` (see docs/plugins/pins.md)"
+_MOVED_SERVER_KEYS = {
+    "roots": "a plugin answers roots now; install it and give this server's roots in its table, "
+    "`[plugins.roots] servers = {<server> = [...]}` (see docs/plugins/roots.md)",
+    "pin_tools": _TO_PINS.format("pin_tools = [<server>, ...]"),
+}
+_MOVED_TOP_KEYS = {"pin_tools": _TO_PINS.format("pin_tools = true"), "pins_file": _TO_PINS.format('file = "..."')}
 
 MiB = 1024 * 1024
 DEFAULT_MAX_ARGUMENT_BYTES = 4 * MiB
@@ -125,15 +131,7 @@ class ServerConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _no_moved_key(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and "roots" in data:
-            raise ValueError(
-                "`roots` is no longer a server key: a plugin answers roots now; install it and give "
-                "this server's roots in its table, `[plugins.roots] servers = {<server> = [...]}` "
-                "(see docs/plugins/roots.md)"
-            )
-        if isinstance(data, Mapping) and "pin_tools" in data:
-            raise ValueError("`pin_tools` is no longer a server key: " + _TO_PINS.format("pin_tools = [<server>, ...]"))
-        return data
+        return _no_moved_key(data, _MOVED_SERVER_KEYS, "server")
 
     @model_validator(mode="before")
     @classmethod
@@ -254,10 +252,7 @@ class Settings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _no_moved_key(cls, data: Any) -> Any:
-        for key, table in (("pin_tools", "pin_tools = true"), ("pins_file", 'file = "..."')):
-            if isinstance(data, Mapping) and key in data:
-                raise ValueError(f"`{key}` is no longer a top-level key: " + _TO_PINS.format(table))
-        return data
+        return _no_moved_key(data, _MOVED_TOP_KEYS, "top-level")
 
     def server_timeout(self, server: str) -> float:
         return self.servers[server].timeout or self.timeout
@@ -286,7 +281,7 @@ class Settings(BaseModel):
     def secret_values(self) -> frozenset[str]:
         """Values to keep out of logs and errors: static header values, `env` values whose
         names look secret, and credentials in server URLs (see `mcpbridge._base.redaction`)."""
-        return frozenset(_secrets_in(self.model_dump(include={"servers"})["servers"]))
+        return frozenset(_secrets_in(self.servers))
 
     def with_overrides(
         self,
@@ -340,6 +335,14 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
         if raw is None:
             raise ConfigError(f"{file} has no [tool.mcpbridge] table")
     return build_settings(expand_env(raw, str(file)), str(file))
+
+
+def _no_moved_key(data: Any, moved: Mapping[str, str], where: str) -> Any:
+    """`data` (raw settings), unless it has a key that moved out (to a plugin's table)."""
+    for key, move in moved.items():
+        if isinstance(data, Mapping) and key in data:
+            raise ValueError(f"`{key}` is no longer a {where} key: {move}")
+    return data
 
 
 def _imported(value: Any, key: str) -> Any:

@@ -32,9 +32,9 @@ here too; the rest needs no LangChain.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mcpbridge._base.lazy import lazy_exports
 from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
 
 if TYPE_CHECKING:
@@ -145,7 +145,4 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text
 
 
-def __getattr__(name: str) -> Any:
-    if name in TOOL_ERRORS:
-        return getattr(importlib.import_module("mcpbridge._base.tool_errors"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, dict.fromkeys(TOOL_ERRORS, "mcpbridge._base.tool_errors"))

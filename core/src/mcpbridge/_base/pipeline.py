@@ -189,6 +189,7 @@ def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandl
     handler = terminal
     for depth, interceptor in reversed(list(enumerate(interceptors))):
         handler = (_traced_layer if traced else _layer if depth else _outermost)(interceptor, handler)
+        handler.__qualname__ = f"{_name(interceptor)}[{'traced layer' if traced else 'layer'}]"
     return handler
 
 
@@ -203,7 +204,6 @@ def _outermost(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> Tool
     async def handler(request: ToolCallRequest) -> Any:
         return await interceptor(request, inner)
 
-    handler.__qualname__ = f"{_name(interceptor)}[layer]"
     return handler
 
 
@@ -214,7 +214,6 @@ def _layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCall
     def handler(request: ToolCallRequest) -> Any:
         return interceptor(request, inner)
 
-    handler.__qualname__ = f"{_name(interceptor)}[layer]"
     return handler
 
 
@@ -231,5 +230,4 @@ def _traced_layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> T
         print(f"mcpbridge call: <- {name} returned {type(result).__name__}", file=sys.stderr)
         return result
 
-    handler.__qualname__ = f"{name}[traced layer]"
     return handler

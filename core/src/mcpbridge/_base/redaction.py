@@ -193,27 +193,25 @@ class RedactingFilter(logging.Filter):
                 self.forms = secret_forms(self._secrets)
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite `record` in place (if its logger is one of `loggers`), so no handler or
+        formatter can print a secret from it."""
         # `record.name` may be None: `logging.makeLogRecord()` (structlog uses it) builds records without one
         root = (record.name or "").partition(".")[0]
-        if self._roots is None or root in self._roots or root.startswith("mcpbridge_"):
-            redact_record(record, self.forms)
+        if self._roots is not None and root not in self._roots and not root.startswith("mcpbridge_"):
+            return True
+        forms = self.forms
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not fit its format: leave it to logging
+            return True
+        redacted = _redact(message, forms)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = _redact(logging.Formatter().formatException(record.exc_info), forms)
+        elif record.exc_text:
+            record.exc_text = _redact(record.exc_text, forms)
         return True
-
-
-def redact_record(record: logging.LogRecord, forms: Iterable[str]) -> None:
-    """Rewrite `record` in place so no handler or formatter can print a secret from it."""
-    forms = list(forms)
-    try:
-        message = record.getMessage()
-    except Exception:  # a record whose arguments do not fit its format: leave it to logging
-        return
-    redacted = _redact(message, forms)
-    if redacted != message:
-        record.msg, record.args = redacted, ()
-    if record.exc_info and not record.exc_text:
-        record.exc_text = _redact(logging.Formatter().formatException(record.exc_info), forms)
-    elif record.exc_text:
-        record.exc_text = _redact(record.exc_text, forms)
 
 
 _installed: RedactingFilter | None = None

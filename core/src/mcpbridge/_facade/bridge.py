@@ -205,20 +205,15 @@ class MCPBridge:
 
     async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
         names = list(servers) if servers is not None else list(self._connections)
-        for name in names:
-            self._connection(name)
-        listed = await asyncio.gather(
-            *(self._connections[name].list_tools(refresh=refresh) for name in names), return_exceptions=True
-        )
+        connections = [self._connection(name) for name in names]  # an unknown name fails before any listing
+        listed = await asyncio.gather(*(c.list_tools(refresh=refresh) for c in connections), return_exceptions=True)
         tools: list[MCPTool] = []
         for name, result in zip(names, listed, strict=True):
-            if isinstance(result, BaseException):
-                if not isinstance(result, ServerConnectionError | ConfigError):
-                    raise result
-                if self.settings.on_server_error == "raise":
-                    raise result
+            if isinstance(result, ServerConnectionError | ConfigError) and self.settings.on_server_error == "skip":
                 logger.warning("mcpbridge: leaving out the tools of server %r: %s", name, result)
                 continue
+            if isinstance(result, BaseException):
+                raise result
             for review in self._reviews:
                 result = await review.review(name, result)
             async for mcp_tool in paced(result):
@@ -246,12 +241,7 @@ class MCPBridge:
     async def server_info(self, server: str) -> ServerInfo:
         """What `server` says about itself (name, version, title, `instructions` for a system
         prompt), opening its session if needed."""
-        connection = self._connection(server)
-
-        async def info() -> ServerInfo:
-            return server_info(server, await connection.session())
-
-        return await self._home.submit(info())
+        return server_info(server, await self.session(server))
 
     list_resources = moved_to_resources("list_resources")
     list_resource_templates = moved_to_resources("list_resource_templates")
