@@ -1,7 +1,8 @@
 """A listing builds each tool without re-validating its fields (`MCPTool.create`), relists
 unchanged definitions without comparing them, resolves names in one pass and shares what
-tools alike share. None of that may show: a listed tool is the tool LangChain's constructor
-builds from the same fields, and the work counted here is per tool, not per pair of tools."""
+tools alike share; a call's ToolMessage is built the same way. None of that may show: a
+listed tool is the tool LangChain's constructor builds from the same fields, a result's
+message the message it builds, and the work counted here is per tool, not per pair of tools."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 
 import mcp.types as types
 import pytest
+from langchain_core.load import dumpd
+from langchain_core.messages import ToolMessage
 from mcp.server.lowlevel import Server
 from pydantic import Field
 
@@ -105,6 +108,48 @@ async def test_a_listed_tool_changes_as_a_constructed_one_does() -> None:
             assert tool.__pydantic_fields_set__ == slow.__pydantic_fields_set__
             assert tool.__pydantic_private__ == slow.__pydantic_private__
             assert tool == slow
+
+
+CONTENT: list[types.ContentBlock] = [
+    types.TextContent(type="text", text="one", annotations=types.Annotations(priority=0.5)),
+    types.ImageContent(type="image", data="aGk=", mime_type="image/png"),
+    types.ResourceLink(type="resource_link", name="r", uri="https://example.com/r", mime_type="text/plain"),
+]
+
+
+def answering(structured: bool, meta: bool) -> dict[str, Any]:
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name="t", input_schema={"type": "object"})])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return types.CallToolResult(
+            content=CONTENT, structured_content={"k": [1]} if structured else None, _meta={"m": 1} if meta else None
+        )
+
+    return {"server": Server("answers", on_list_tools=list_tools, on_call_tool=call_tool)}
+
+
+@pytest.mark.parametrize(("structured", "meta", "response_format"), [(False, False, "content"), (True, True, None)])
+async def test_a_results_message_is_the_message_its_constructor_builds(
+    structured: bool, meta: bool, response_format: str | None
+) -> None:
+    async with MCPBridge({"s": answering(structured, meta)}, plugins=[]) as bridge:
+        (tool,) = await bridge.list_tools()
+        if response_format:
+            tool.response_format = "content"
+        message = await tool.ainvoke(make_tool_call(tool, {}, id="call-1"))
+        slow = ToolMessage(message.content, artifact=message.artifact, tool_call_id="call-1", name=tool.name)
+        assert list(message.__dict__.items()) == list(slow.__dict__.items())
+        assert message.__pydantic_fields_set__ == slow.__pydantic_fields_set__
+        assert message.__pydantic_extra__ == slow.__pydantic_extra__ == {}
+        assert message.__pydantic_private__ == slow.__pydantic_private__
+        assert message == slow
+        assert message.model_dump() == slow.model_dump()
+        assert message.content_blocks == slow.content_blocks
+        assert dumpd(message) == dumpd(slow)
+        assert message.additional_kwargs is not slow.additional_kwargs
+        assert len(message.content) == len(CONTENT)
+        assert (message.artifact is None) == bool(response_format)
 
 
 class Listed(MCPTool):

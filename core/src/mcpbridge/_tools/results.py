@@ -21,6 +21,7 @@ from mcp.types import (
 )
 
 from mcpbridge._base.pipeline import ToolCallRequest
+from mcpbridge._tools.prebuilt import prebuilt
 
 STRUCTURED_CONTENT = "mcp_structured_content"
 META = "mcp_meta"
@@ -62,7 +63,11 @@ def tool_message(result: CallToolResult, request: ToolCallRequest, name: str, ar
     content = to_content_blocks(result)
     if result.is_error:
         return error_message(content if result_said(result) else None, request, name, artifact)
-    return ToolMessage(content, artifact=artifact, tool_call_id=request.tool_call_id, name=name)
+    if type(request.tool_call_id) is not str:  # LangChain makes a string of it
+        return ToolMessage(content, artifact=artifact, tool_call_id=request.tool_call_id, name=name)
+    # Content blocks are dicts and the id a string: what validation would leave as it is.
+    fields = {"content": content, "artifact": artifact, "tool_call_id": request.tool_call_id, "name": name}
+    return prebuilt(ToolMessage, fields)
 
 
 def error_message(content: Any, request: ToolCallRequest, name: str, artifact: Any) -> ToolMessage:

@@ -28,6 +28,7 @@ from mcpbridge._platform.rounds import capability_of
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.wire import wire_problems
 from mcpbridge._tools.callbacks import nobody_listens
+from mcpbridge._tools.prebuilt import prebuilt
 from mcpbridge._tools.results import (
     error_message,
     error_text_of,
@@ -77,21 +78,7 @@ class MCPTool(BaseTool):
         Built as pydantic would build `cls(**fields(...))` and then set `_binding`, without
         validating what `fields` already made of the right types (a listing builds
         thousands; `tests/core/test_tool_construction.py` checks both ways agree)."""
-        values = fields(binding, name=name, handle_tool_error=handle_tool_error)
-        templates = _templates(cls)
-        if templates is None:  # a default pydantic would copy or make: let it
-            instance = cls(**values)
-            instance._binding = binding
-            return instance
-        template, private = templates
-        state = template.copy()
-        state.update(values)
-        instance = cls.__new__(cls)
-        _set(instance, "__dict__", state)
-        _set(instance, "__pydantic_fields_set__", set(values))
-        _set(instance, "__pydantic_extra__", None)
-        _set(instance, "__pydantic_private__", {**private, "_binding": binding})
-        return instance
+        return prebuilt(cls, fields(binding, name=name, handle_tool_error=handle_tool_error), _binding=binding)
 
     @property
     def binding(self) -> ToolBinding:
@@ -105,7 +92,7 @@ class MCPTool(BaseTool):
     def chain(self) -> tuple[str, ...]:
         """The layers this tool's calls pass through, outermost first: the plugins with work
         for this tool (see `MCPBridge.chain` for every layer), then `"claiming"`."""
-        return self._binding.chain
+        return self.binding.chain
 
     async def coroutine(self, runtime: ToolRuntime, **arguments: Any) -> Any:
         """Declares the `runtime` parameter LangGraph's ToolNode injects (it reads this
@@ -169,13 +156,13 @@ class MCPTool(BaseTool):
 
     def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         """Sync entry point: runs `arun` on the loop that owns the sessions and waits."""
-        return self._binding.home.run_sync(self.arun(tool_input, *args, **kwargs))
+        return self.binding.home.run_sync(self.arun(tool_input, *args, **kwargs))
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - `run` is overridden
         raise NotImplementedError("MCPTool runs through `run` / `arun`")
 
     async def _call(self, arguments: dict[str, Any], runtime: Any, tool_call_id: str | None) -> Any:
-        binding = self._binding
+        binding = self.binding
         for key, default in binding.schema.defaults:  # empty for almost every tool
             if key not in arguments:
                 arguments[key] = deepcopy(default)
@@ -210,7 +197,7 @@ class MCPTool(BaseTool):
     def _output(self, result: Any, request: ToolCallRequest) -> Any:
         if isinstance(result, InputRequiredResult):
             capability = _asked_for(result)
-            hint = self._binding.unanswered(capability)
+            hint = self.binding.unanswered(capability)
             raise MCPToolError(
                 f"MCP tool {request.name!r} on server {request.server_name!r} asked the client for "
                 f"{_ASKING_FOR[capability]}: {hint}",
@@ -274,29 +261,6 @@ def fields(binding: ToolBinding, *, name: str, handle_tool_error: bool) -> dict[
             "mcp_meta": tool.meta,
         },
     }
-
-
-_set = object.__setattr__
-_Templates = tuple[dict[str, Any], dict[str, Any]]
-_TEMPLATES: dict[type[MCPTool], _Templates | None] = {}
-
-
-def _templates(cls: type[MCPTool]) -> _Templates | None:
-    """Every field of `cls` with its default, in field order, and the private attributes'
-    defaults: what pydantic's `__init__` starts from, kept once per class. None when a
-    default is mutable or made by a factory (each tool needs its own then)."""
-    if cls in _TEMPLATES:
-        return _TEMPLATES[cls]
-    model_fields = cls.model_fields.items()
-    template = {key: None if info.is_required() else info.get_default() for key, info in model_fields}
-    private = {key: attr.get_default() for key, attr in cls.__private_attributes__.items() if key != "_binding"}
-    defaults = (*template.values(), *private.values())
-    shared = all(value is None or isinstance(value, bool | int | str) for value in defaults)
-    factories = any(info.default_factory is not None for _, info in model_fields) or any(
-        attr.default_factory is not None for attr in cls.__private_attributes__.values()
-    )
-    found = _TEMPLATES[cls] = (template, private) if shared and not factories else None
-    return found
 
 
 _ASKING_FOR: dict[Capability, str] = {

@@ -1,0 +1,81 @@
+"""Pydantic models built in the state their constructor gives, without validating again
+values the caller already made of the right types: a listing builds thousands of tools,
+every call a `ToolMessage` (their constructors cost 10-15 µs; this, 1-2 µs).
+`tests/core/test_tool_construction.py` checks both ways agree, field by field."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+M = TypeVar("M", bound=BaseModel)
+_set = object.__setattr__
+
+
+@dataclass(frozen=True, slots=True)
+class _Recipe:
+    """What pydantic's `__init__` starts from for one class, kept once per class."""
+
+    defaults: dict[str, Any]
+    """Every field with its default (None for a required one), in field order."""
+    factories: tuple[tuple[str, Callable[[], Any]], ...]
+    """Fields whose default a factory makes, one per instance."""
+    private: dict[str, Any] | None
+    """The private attributes' defaults, for those that have one (None when the class has
+    no private attributes)."""
+    extra: bool
+    """Whether the class keeps extra fields (`extra="allow"`): then they start as `{}`."""
+
+
+_RECIPES: dict[type[BaseModel], _Recipe | None] = {}
+
+
+def prebuilt(cls: type[M], values: dict[str, Any], **private: Any) -> M:
+    """`cls(**values)` with the private attributes `private` set, without validating
+    `values`: they must be what validation would make of them. A class whose defaults would
+    need copying (a mutable default, a factory of the validated data) is built by pydantic."""
+    recipe = _recipe(cls)
+    if recipe is None:
+        instance = cls(**values)
+        for key, value in private.items():
+            setattr(instance, key, value)
+        return instance
+    state = recipe.defaults.copy()
+    for key, factory in recipe.factories:
+        state[key] = factory()
+    state.update(values)
+    instance = cls.__new__(cls)
+    _set(instance, "__dict__", state)
+    _set(instance, "__pydantic_fields_set__", set(values))
+    _set(instance, "__pydantic_extra__", {} if recipe.extra else None)
+    _set(instance, "__pydantic_private__", None if recipe.private is None else {**recipe.private, **private})
+    return instance
+
+
+def _recipe(cls: type[BaseModel]) -> _Recipe | None:
+    if cls in _RECIPES:
+        return _RECIPES[cls]
+    fields, attributes = cls.model_fields, cls.__private_attributes__
+    defaults = {
+        key: None if info.is_required() or info.default_factory else info.get_default() for key, info in fields.items()
+    }
+    factories = tuple(
+        (key, cast("Callable[[], Any]", info.default_factory)) for key, info in fields.items() if info.default_factory
+    )
+    private = {key: attr.get_default() for key, attr in attributes.items()}
+    private = {key: value for key, value in private.items() if value is not PydanticUndefined}
+    immutable = all(
+        value is None or isinstance(value, bool | int | str) for value in (*defaults.values(), *private.values())
+    )
+    plain = not any(info.default_factory_takes_validated_data for info in fields.values()) and not any(
+        attr.default_factory for attr in attributes.values()
+    )
+    extra = cls.model_config.get("extra") == "allow"
+    found = _RECIPES[cls] = (
+        _Recipe(defaults, factories, private if attributes else None, extra) if immutable and plain else None
+    )
+    return found
