@@ -40,7 +40,7 @@ from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._compat import answer_from_now_on
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.in_flight import ASKING, InFlight, progress_reporter
-from mcpbridge._session.listing import HintStore, Listing, cache_config
+from mcpbridge._session.listing import Listing
 from mcpbridge._session.server_logs import wanted_level
 from mcpbridge._session.task_requests import run_as_task, task_only
 from mcpbridge._session.translate import Translator
@@ -100,7 +100,7 @@ class Connection:
         self._open: Link | None = None
         """The transport of the open session (`Link.session`)."""
         self._listing = Listing()
-        self._stop: asyncio.Event | None = None
+        self._stop = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
 
@@ -142,7 +142,7 @@ class Connection:
         await self._current()  # opening a session lists its tools
         if refresh or self.tools_stale or self._listing.expired:
             self.tools_stale = False
-            await self.request(None, self._listing.relist)
+            await self.request(None, lambda _session: self._listing.relist())
         return list(self._listing.tools)
 
     async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult | TaskHandle:
@@ -181,8 +181,7 @@ class Connection:
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller,
         whichever interceptor put it there."""
-        problem = request_problems(request, self.max_argument_bytes)
-        if problem is not None:
+        if (problem := request_problems(request, self.max_argument_bytes)) is not None:
             what, why = problem
             raise InvalidToolArguments(
                 f"Invalid {what} for tool {request.display_name or request.name!r}: {why}",
@@ -205,8 +204,7 @@ class Connection:
             current.closing = True
         if owner is None:
             return
-        if self._stop is not None:
-            self._stop.set()
+        self._stop.set()
         try:
             await asyncio.wait_for(asyncio.shield(owner), timeout=10)
         except TimeoutError:
@@ -214,14 +212,13 @@ class Connection:
 
     async def _current(self) -> Link:
         current = self._open
-        if current is not None and not current.ended.is_set():
-            return current
-        async with self._lock:
-            current = self._open
-            if current is None or current.ended.is_set():
-                await self.aclose()
-                current = self._open = await self._connect()
-            return current
+        if current is None or current.ended.is_set():
+            async with self._lock:
+                current = self._open
+                if current is None or current.ended.is_set():
+                    await self.aclose()
+                    current = self._open = await self._connect()
+        return current
 
     async def request(
         self,
@@ -306,7 +303,7 @@ class Connection:
             async with AsyncExitStack() as stack:
                 client = await self._open_client(stack, link)
                 self.tools_stale = False
-                await self._listing.relist(client.session)
+                await self._listing.relist()
                 link.session = client.session
                 ready.set_result(link)
                 waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(link.ended.wait())]
@@ -341,18 +338,17 @@ class Connection:
         # log_level: of the log messages modern servers send when asked (legacy ones send theirs).
         options = {"log_level": wanted_level(self.name), **self._client_options, **modern_only}
         name, version = self.config.client_info
-        store = HintStore()
         client = await stack.enter_async_context(
             Client(
                 target,
                 mode=mode,
                 client_info=Implementation(name=name, version=version),
                 message_handler=self._on_message,
-                cache=cache_config(store),
+                cache=self._listing.new_cache(),
                 **options,
             )
         )
-        self._listing.opened(client, store)
+        self._listing.opened(client)
         if mode == "auto" and self._modern_only and _modern(client):
             answer_from_now_on(client.session, self._modern_only)
         return client

@@ -62,51 +62,53 @@ class HintStore(InMemoryResponseCacheStore):
         self.tools_until = None
 
 
-def cache_config(store: HintStore) -> CacheConfig:
-    """The `Client`'s cache: `store`, alone in its partition, for a server known by no other
-    client (a random `target_id`: entries never cross sessions)."""
-    return CacheConfig(store=store, partition="session", target_id=f"mcpbridge-{uuid.uuid4().hex}", clock=_CLOCK)
-
-
 class Listing:
     """One connection's listed tools, and until when they are fresh."""
 
     def __init__(self) -> None:
         self.tools: list[Tool] = []
         self._until: float | None = None
-        self._source: tuple[ClientSession, Client, HintStore] | None = None
+        self._client: Client | None = None
+        self._store = HintStore()
 
-    def opened(self, client: Client, store: HintStore) -> None:
-        """List through `client` (and its cache `store`) from now on."""
-        self._source = (client.session, client, store)
+    def new_cache(self) -> CacheConfig:
+        """The cache of the next session's `Client`: a store of its own, alone in its partition,
+        for a server known by no other client (a random `target_id`: entries never cross sessions)."""
+        self._store = HintStore()
+        return CacheConfig(
+            store=self._store, partition="session", target_id=f"mcpbridge-{uuid.uuid4().hex}", clock=_CLOCK
+        )
+
+    def opened(self, client: Client) -> None:
+        """List through `client`, the connection's current session, from now on."""
+        self._client = client
 
     @property
     def expired(self) -> bool:
         """The server's `ttlMs` for the held listing has run out."""
         return self._until is not None and _CLOCK() >= self._until
 
-    async def relist(self, session: ClientSession) -> None:
-        """List every page again on `session`. The first page goes through the SDK's response
-        cache, which always asks (`refresh`) and records the page's hints; continuation pages
-        skip that cache, so the first page's hint governs the whole listing, held as one:
-        a fresh first page served with later pages listed again (or the reverse) would mix
-        two versions of a listing that changed in between."""
-        source = self._source
-        client, store = (source[1], source[2]) if source is not None and source[0] is session else (None, None)
-        if store is not None:
-            store.tools_until = None  # a page read without its hints writes no entry
-        tools = await _every_page(session, client)
-        leave_output_checks_to_the_bridge(session)  # with jsonschema's `re`, a server could stall the loop
-        self._until = store.tools_until if store is not None else None
+    async def relist(self) -> None:
+        """List every page again. The first page goes through the SDK's response cache, which
+        always asks (`refresh`) and records the page's hints; continuation pages skip that
+        cache, so the first page's hint governs the whole listing, held as one: a fresh first
+        page served with later pages listed again (or the reverse) would mix two versions of a
+        listing that changed in between."""
+        client, store = self._client, self._store
+        assert client is not None, "a session is open"
+        store.tools_until = None  # a page read without its hints writes no entry
+        tools = await _every_page(client)
+        leave_output_checks_to_the_bridge(client.session)  # with jsonschema's `re`, a server could stall the loop
+        self._until = store.tools_until
         self.tools = tools
 
 
-async def _every_page(session: ClientSession, client: Client | None) -> list[Tool]:
+async def _every_page(client: Client) -> list[Tool]:
     """Every page of `tools/list`; a server whose pages never end is an error, not a hang."""
     tools: list[Tool] = []
     cursor: str | None = None
     for _ in range(MAX_TOOL_PAGES):
-        page = await _page(session, client, cursor)
+        page = await _page(client, cursor)
         tools.extend(page.tools)
         cursor = page.next_cursor
         if not cursor:
@@ -114,15 +116,13 @@ async def _every_page(session: ClientSession, client: Client | None) -> list[Too
     raise MCPError(code=-32603, message=f"tools/list returned more than {MAX_TOOL_PAGES} pages; is its cursor stuck?")
 
 
-async def _page(session: ClientSession, client: Client | None, cursor: str | None) -> ListToolsResult:
+async def _page(client: Client, cursor: str | None) -> ListToolsResult:
     try:
-        if client is not None:
-            return await client.list_tools(cursor=cursor, cache_mode="refresh")
-        return await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        return await client.list_tools(cursor=cursor, cache_mode="refresh")
     except ValidationError as exc:
         if not all(error["loc"][:1] and error["loc"][0] in _NO_HINT for error in exc.errors()):
             raise
-        return await _without_hints(session, cursor)
+        return await _without_hints(client.session, cursor)
 
 
 async def _without_hints(session: ClientSession, cursor: str | None) -> ListToolsResult:

@@ -54,8 +54,7 @@ class HomeLoop:
             if self._loop.is_running():
                 self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10)
-            self._thread = None
-            self._loop = None
+            self._thread = self._loop = None
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> Awaitable[T]:
         """`coro` itself when the running loop is home (made home if there is none), else `coro`

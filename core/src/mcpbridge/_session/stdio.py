@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from dataclasses import dataclass
-from types import TracebackType
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -175,17 +175,22 @@ class StdioTransport:
         `MAX_QUOTED_CHARS` of them (their start and their end), as the bridge quotes a server."""
         return capped("\n".join(self._stderr))
 
+    def end_reason(self) -> str:
+        """Why the session ended, for an error: the server exited (with this code and these last stderr lines)."""
+        code = self.returncode
+        reason = "the server process exited" + (f" with code {code}" if code is not None else "")
+        tail = self.stderr_tail()
+        return f"{reason}; its last stderr lines:\n{tail}" if tail else reason
+
     async def __aenter__(self) -> TransportStreams:
         if self._cm is not None:
             raise RuntimeError("a StdioTransport can be entered only once; make a new one to reconnect")
         self._cm = self._run()
         return await self._cm.__aenter__()
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
         assert self._cm is not None
-        return await self._cm.__aexit__(exc_type, exc, tb)
+        return await self._cm.__aexit__(*exc_info)
 
     @asynccontextmanager
     async def _run(self) -> AsyncIterator[TransportStreams]:

@@ -4,8 +4,8 @@ task-augmented `tools/call` that creates a task, and the follow-ups (`tasks/get`
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol, TypeVar, cast
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from mcp.client.session import ClientSession
 from mcp.types import (
@@ -34,31 +34,14 @@ from mcpbridge._compat import send_raw_request
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.in_flight import progress_reporter
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from mcpbridge._session.connections import Connection
+
 R = TypeVar("R", bound=BaseModel)
 
 
-class TaskConnection(Protocol):
-    """What the tasks client needs of a server's connection."""
-
-    name: str
-    timeout: float
-
-    async def session(self) -> ClientSession: ...
-
-    def request(
-        self, what: str | None, send: Callable[[ClientSession], Awaitable[T]], headers: Mapping[str, str] | None = None
-    ) -> Awaitable[T]: ...
-
-    def send_for(
-        self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
-    ) -> Awaitable[T]: ...
-
-    async def output_problem(self, request: ToolCallRequest, result: CallToolResult) -> str | None: ...
-
-
 async def run_as_task(
-    connection: TaskConnection, request: ToolCallRequest, task: TaskMetadata | str
+    connection: Connection, request: ToolCallRequest, task: TaskMetadata | str
 ) -> CallToolResult | TaskHandle:
     """Create the task (`TaskMetadata`) or look up the one with that id; the handle sends
     its follow-up requests on the same session, with the call's headers and time limit."""
@@ -135,10 +118,7 @@ async def create_task(
         name=request.name, arguments=request.args, task=task, _meta=cast(RequestParamsMeta | None, request.meta)
     )
     data = CallToolRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
-    options: Any = {"timeout": limit}
-    if progress is not None:
-        options["on_progress"] = progress
-    raw = await send_raw_request(session, data, options)
+    raw = await send_raw_request(session, data, {"timeout": limit, "on_progress": progress})
     if "task" in raw:
         return CreateTaskResult.model_validate(raw, by_name=False)
     return CallToolResult.model_validate(raw, by_name=False)

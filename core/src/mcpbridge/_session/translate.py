@@ -235,8 +235,6 @@ def _required_capability(data: Any) -> Capability | None:
     """The client capability a server's "missing required client capability" error names
     (`data.requiredCapabilities`), when it is one that plugins answer."""
     required = data.get("requiredCapabilities") if isinstance(data, Mapping) else None
-    if isinstance(required, Mapping):
-        for capability in get_args(Capability):
-            if capability in required:
-                return cast(Capability, capability)
-    return None
+    if not isinstance(required, Mapping):
+        return None
+    return next((cast(Capability, capability) for capability in get_args(Capability) if capability in required), None)

@@ -110,7 +110,7 @@ async def open_transport(
             server_name=name,
             max_message_bytes=max_result_bytes,
         )
-        link._describe_end = lambda: _process_end(stdio)
+        link._describe_end = stdio.end_reason
         link.write_stalled, link.abandon = stdio.write_stalled, stdio.abandon
         return _watched(stdio, link)
     url = config.url
@@ -252,13 +252,6 @@ class _BoundedStream(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-
-def _process_end(stdio: StdioTransport) -> str:
-    code = stdio.returncode
-    reason = "the server process exited" + (f" with code {code}" if code is not None else "")
-    tail = stdio.stderr_tail()
-    return f"{reason}; its last stderr lines:\n{tail}" if tail else reason
 
 
 @asynccontextmanager
