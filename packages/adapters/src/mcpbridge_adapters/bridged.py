@@ -110,4 +110,8 @@ def bridged_tool(
             return _convert_call_tool_result(state.result)
         return _unreached(message)
 
-    return adapted_tool(AdaptedTool, name, mcp_tool, call, handle_tool_errors=handle_tool_errors)
+    # The model gets mcpbridge's schema (bounded, `$ref`s LangChain cannot inline left out):
+    # with the server's own, one tool's `"$ref": "#/nowhere"` made every `bind_tools` raise.
+    return adapted_tool(
+        AdaptedTool, name, mcp_tool, call, handle_tool_errors=handle_tool_errors, args_schema=tool.args_schema
+    )

@@ -27,13 +27,14 @@ def metadata_of(tool: Tool) -> dict[str, Any] | None:
 
 
 def adapted_tool(
-    kind: type[StructuredTool], name: str, tool: Tool, call: Any, *, handle_tool_errors: bool
+    kind: type[StructuredTool], name: str, tool: Tool, call: Any, *, handle_tool_errors: bool, args_schema: Any = None
 ) -> StructuredTool:
-    """A `kind` of LangChain tool shaped as the adapters shape one MCP tool, calling `call`."""
+    """A `kind` of LangChain tool shaped as the adapters shape one MCP tool, calling `call`;
+    `args_schema` (default: the server's input schema) is what the model is given."""
     return kind(
         name=name,
         description=tool.description or "",
-        args_schema=tool.input_schema,
+        args_schema=tool.input_schema if args_schema is None else args_schema,
         coroutine=call,
         response_format="content_and_artifact",
         metadata=metadata_of(tool),
