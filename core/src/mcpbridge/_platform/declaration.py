@@ -52,10 +52,10 @@ class Plugin:
     the core's own entries and from anything else an interceptor adds."""
 
 
-def declaration_of(ep: importlib.metadata.EntryPoint | None) -> Plugin | None:
+def declaration_of(ep: importlib.metadata.EntryPoint) -> Plugin | None:
     """The `Plugin` an entry point's object declares, or None (also when it fails to load)."""
     try:
-        declared = getattr(ep.load(), DECLARATION, None) if ep is not None else None
+        declared = getattr(ep.load(), DECLARATION, None)
     except Exception:  # a plugin that fails to load answers nothing
         return None
     return declared if isinstance(declared, Plugin) else None

@@ -311,7 +311,7 @@ class PluginHost:
         what = capability or "this client capability"
         answering = []
         for name, info in sorted(self.infos.items()):
-            declared = info.declared or declaration_of(self._available.get(name))
+            declared = info.declared or declaration_of(self._available[name])  # not loaded: installed
             if declared is not None and (capability in declared.answers if capability else declared.answers):
                 why = info.reason or f"enabled: {declared.advice or 'but not for this server'}"
                 answering.append(f"{name} ({'; '.join(filter(None, (info.distribution, why)))})")
