@@ -57,10 +57,6 @@ class HintStore(InMemoryResponseCacheStore):
         if key.method == TOOLS_LIST:
             self.tools_until = None
 
-    async def clear(self) -> None:
-        await super().clear()
-        self.tools_until = None
-
 
 class Listing:
     """One connection's listed tools, and until when they are fresh."""

@@ -85,14 +85,11 @@ class _Lines:
         self._tail = b""
 
     def feed(self, chunk: bytes) -> list[bytes | _Oversized]:
-        done: list[bytes | _Oversized] = []
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            self._add(chunk[start:end])
-            done.append(self._take())
-            start = end + 1
-        if start < len(chunk):
-            self._add(chunk[start:])
+        """The lines that `chunk` completes."""
+        *ends, rest = chunk.split(b"\n")
+        done = [self._end(piece) for piece in ends]
+        if rest:
+            self._add(rest)
         return done
 
     def _add(self, piece: bytes) -> None:
@@ -105,7 +102,9 @@ class _Lines:
         else:
             self._parts.append(piece)
 
-    def _take(self) -> bytes | _Oversized:
+    def _end(self, piece: bytes) -> bytes | _Oversized:
+        """The line that `piece` ends."""
+        self._add(piece)
         line = b"".join(self._parts) if self._head is None else _Oversized(self._size, self._head, self._tail)
         self._parts, self._size, self._head, self._tail = [], 0, None, b""
         return line

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar, cast, get_args
+from typing import Any, cast, get_args
 
 import anyio
 import httpx2
@@ -27,6 +27,7 @@ from mcp.types import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     REQUEST_TIMEOUT,
     CallToolResult,
+    InputRequiredResult,
     TextContent,
 )
 from pydantic import ValidationError
@@ -43,8 +44,6 @@ from mcpbridge._base.pipeline import error_result
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._platform.rounds import METHODS
 from mcpbridge._session.transports import HTTPRefusal, Link
-
-T = TypeVar("T")
 
 WEDGED_AFTER = 1.0
 """Seconds a write may wait for the server to take it (stdio: read its stdin) before a
@@ -166,14 +165,14 @@ class Translator:
         refused = next((answers for said, answers in REFUSED_BY_CLIENT.items() if said in text), None)
         return None if refused is None else self._unanswered(refused)
 
-    def hinted(self, result: T) -> T:
+    def hinted(self, result: CallToolResult | InputRequiredResult) -> CallToolResult | InputRequiredResult:
         """`result` itself, or an error result whose text says a pushed request was refused (see
         `pushed`) with the hint as one more text block."""
         if isinstance(result, CallToolResult) and result.is_error:
             text = " ".join(item.text for item in result.content if isinstance(item, TextContent))
             if (hint := self.pushed(text)) is not None and hint not in text:  # not our own error result
                 hinted = [*result.content, TextContent(type="text", text=f"mcpbridge: {error_text(hint)}")]
-                return cast(T, result.model_copy(update={"content": hinted}))
+                return result.model_copy(update={"content": hinted})
         return result
 
     def not_opened(self, exc: BaseException, link: Link) -> ServerConnectionError:

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx2
 from anyio.abc import ObjectReceiveStream
@@ -39,8 +39,6 @@ HTTP_TIMEOUT = 30.0
 """Seconds for an HTTP connect, write or pool wait (the mcp SDK's HTTP client default)."""
 HTTP_READ_TIMEOUT = 300.0
 """Seconds a response stream may stay silent (the SDK's default: a server may hold one open)."""
-
-T = TypeVar("T")
 
 MCP_SESSION_ID = "mcp-session-id"
 
@@ -260,7 +258,7 @@ async def _watched(transport: Any, link: Link) -> AsyncIterator[tuple[Any, Any]]
         yield _WatchedReadStream(read_stream, link.ended), write_stream
 
 
-class _WatchedReadStream(ObjectReceiveStream[T]):
+class _WatchedReadStream(ObjectReceiveStream[Any]):
     """A read stream that sets `ended` when the transport's read side ends; everything
     else, including the sender's context (`last_context`), passes through."""
 
@@ -272,13 +270,12 @@ class _WatchedReadStream(ObjectReceiveStream[T]):
     def last_context(self) -> contextvars.Context | None:
         return getattr(self._inner, "last_context", None)
 
-    async def receive(self) -> T:
+    async def receive(self) -> Any:
         try:
-            item: T = await self._inner.receive()
+            return await self._inner.receive()
         except BaseException:  # EOF, a closed stream, or the transport's tasks torn down
             self._ended.set()
             raise
-        return item
 
     async def aclose(self) -> None:
         await self._inner.aclose()
