@@ -59,13 +59,12 @@ class HomeLoop:
     def submit(self, coro: Coroutine[Any, Any, T]) -> Awaitable[T]:
         """`coro` itself when the running loop is home (made home if there is none), else `coro`
         run on the home loop: awaiting it adds no frame to the call on the home loop."""
-        self.bind_here()
-        loop = self._loop
-        assert loop is not None
         caller = asyncio.get_running_loop()
-        if caller is loop:
+        if (home := self.loop) is None:
+            home = self._loop = caller
+        if caller is home:
             return coro
-        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_sent_from(caller, coro), loop))
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(_sent_from(caller, coro), home))
 
     def run_sync(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run `coro` on the home loop (in the caller's context) and block until it is done."""
