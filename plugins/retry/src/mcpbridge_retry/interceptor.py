@@ -188,7 +188,13 @@ def unsafe_reason(policy: Policy, request: ToolCallRequest) -> str | None:
     )
 
 
+SHOWN_CHARS = 300
+"""The most of a server's error text a retry's log line and event quote: a 48 MB error
+result used to be logged whole at every attempt (1 s more on the event loop)."""
+
+
 def _first_line(outcome: Any) -> str:
     result = outcome.result() if outcome is not None else None
     text = result_text(result) if isinstance(result, CallToolResult) else ""
-    return text.splitlines()[0] if text else "(no text)"
+    line = text[: SHOWN_CHARS + 1].splitlines()[0] if text else "(no text)"
+    return line if len(line) <= SHOWN_CHARS else line[:SHOWN_CHARS] + "…"
