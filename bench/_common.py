@@ -25,20 +25,20 @@ def tool_call(name: str, args: dict[str, Any], i: int = 0) -> dict[str, Any]:
 
 async def paired_medians(
     first: Callable[[], Awaitable[Any]], second: Callable[[], Awaitable[Any]], *, rounds: int, warmup: int = 50
-) -> tuple[float, float]:
+) -> tuple[float, float, float, float]:
     """Median seconds of `first` and `second`, alternating call by call after a warm-up so
-    that drift on a busy machine hits both equally."""
+    that drift on a busy machine hits both equally: wall time, then this process's CPU time
+    (user and system, every thread of it)."""
     for _ in range(warmup):
         await first()
         await second()
-    a: list[float] = []
-    b: list[float] = []
+    walls: tuple[list[float], list[float]] = ([], [])
+    cpus: tuple[list[float], list[float]] = ([], [])
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        await first()
-        t1 = time.perf_counter()
-        await second()
-        t2 = time.perf_counter()
-        a.append(t1 - t0)
-        b.append(t2 - t1)
-    return statistics.median(a), statistics.median(b)
+        for call, wall, cpu in ((first, walls[0], cpus[0]), (second, walls[1], cpus[1])):
+            started, used = time.perf_counter(), time.process_time()
+            await call()
+            wall.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - used)
+    median = statistics.median
+    return median(walls[0]), median(walls[1]), median(cpus[0]), median(cpus[1])
