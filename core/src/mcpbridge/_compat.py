@@ -48,8 +48,7 @@ async def send_raw_request(session: ClientSession, data: dict[str, Any], options
     `tools/call` answered with a `CreateTaskResult` (protocol 2025-11-25, which mcp 2.3 has no
     client for) would fail there."""
     session._stamp(data, options)
-    raw: dict[str, Any] = await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
-    return raw
+    return await session._dispatcher.send_raw_request(data["method"], data.get("params"), options)
 
 
 def answer_from_now_on(session: ClientSession, options: Mapping[str, Any]) -> None:
@@ -72,8 +71,7 @@ def absorb_tool_listing(session: ClientSession, result: ListToolsResult, *, comp
     raw answer, see `send_raw_request`), as `ClientSession.list_tools` does with its own: it
     drops the tools the 2026-07-28 protocol says to drop and keeps what it checks calls
     against (output schemas). Nothing public hands a session a listing."""
-    absorbed: ListToolsResult = session._absorb_tool_listing(result, complete=complete)
-    return absorbed
+    return session._absorb_tool_listing(result, complete=complete)
 
 
 def leave_output_checks_to_the_bridge(session: ClientSession) -> None:

@@ -92,11 +92,10 @@ class ServerConfig(BaseModel):
         """Static headers go on every request of the shared HTTP client: one it cannot send
         would fail every call, and its error would quote the value (often a token)."""
         for name, value in headers.items():
-            problem = header_problem(name)
-            if problem is None and header_problem(name, value) is not None:
-                problem = f'header {name!r} = "***": the value {value_problem(value)}'
-            if problem is not None:
+            if (problem := header_problem(name)) is not None:
                 raise ValueError(problem)
+            if header_problem(name, value) is not None:
+                raise ValueError(f'header {name!r} = "***": the value {value_problem(value)}')
         return headers
 
     @field_validator("auth", mode="before")

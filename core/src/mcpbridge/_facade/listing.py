@@ -14,10 +14,18 @@ from collections.abc import Sequence
 
 from mcpbridge._base.errors import ConfigError
 from mcpbridge._session.loops import paced
-from mcpbridge._tools.patterns import shown
 from mcpbridge._tools.tool import MCPTool
 
 logger = logging.getLogger(__name__)
+SHOWN_CHARACTERS = 80
+"""How much of a server's tool name a log line quotes."""
+
+
+def shown(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """Server text for a log line: repr'd (a newline or control character cannot forge a
+    line) and cut to `limit` characters."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else quoted[:limit] + "…"
 
 
 class ToolNames:
@@ -64,8 +72,7 @@ class ToolNames:
 
     def _forget(self, listing: int) -> None:
         """A listing that failed records no first sight (as if it had not happened)."""
-        for key in [key for key, since in self._first.items() if since == listing]:
-            del self._first[key]
+        self._first = {key: since for key, since in self._first.items() if since != listing}
 
     def _keeper(self, name: str, found: Sequence[MCPTool]) -> MCPTool:
         since = [self._first.get((name, tool.binding.server_name), self._listings) for tool in found]
