@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 import math
 import posixpath
-import re
 from functools import lru_cache
 from typing import Any
 
@@ -25,8 +24,11 @@ class Verdict(enum.Enum):
     SUSPECT = "suspect"
 
 
-def _segments(text: str) -> list[str]:
-    return re.split(r"[/\\]", text)
+_DOT_DOT = TextPattern.parse(r"(?:\A|[/\\])\.\.(?:[/\\]|\z)")
+"""A `..` segment. Segments are found by RE2, not by splitting the value into a list (a
+3.5 MB path of 500,000 segments took 0.27 s per split; this takes milliseconds)."""
+_EMPTY_OR_DOT = TextPattern.parse(r"[/\\]\.?(?:[/\\]|\z)")
+"""An empty or `.` segment after the first one."""
 
 
 def is_suspect_path(text: str) -> bool:
@@ -35,7 +37,7 @@ def is_suspect_path(text: str) -> bool:
     `..` is refused rather than normalised away: `/tmp/link/..` is not `/tmp` when `link` is
     a symbolic link, and only the server knows its file system.
     """
-    return "\x00" in text or ".." in _segments(text)
+    return "\x00" in text or _DOT_DOT.search(text)
 
 
 @lru_cache(maxsize=256)
@@ -108,7 +110,7 @@ def glob_verdict(glob: str, value: Any) -> Verdict:
 def _ambiguous(normalised: str) -> bool:
     """An empty or `.` segment left after `posixpath.normpath`: only a `\\` makes one
     (`/tmp/\\` is `/tmp` itself on a Windows server, a file named `\\` on a POSIX one)."""
-    return any(segment in ("", ".") for segment in _segments(normalised)[1:])
+    return _EMPTY_OR_DOT.search(normalised)
 
 
 _WHOLE_TREES = frozenset({"/", "//", "."})
