@@ -153,6 +153,8 @@ class CacheInterceptor:
         ToolMessage or Command from an inner interceptor) is never cached."""
         if not isinstance(result, CallToolResult) or result.is_error:
             return None
+        if codec.smallest_size(result) > self._max_entry_bytes:
+            return None
         entry = codec.encode(result, time.time())
         if len(entry) > self._max_entry_bytes:
             return None
