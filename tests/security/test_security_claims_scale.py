@@ -83,13 +83,16 @@ async def test_expired_claims_give_their_room_and_memory_back() -> None:
     try:
         await fill(store, 4_000, "first")
         after_one_round = held_bytes()
-        for round in range(4):
+        for round in range(9):
             await asyncio.sleep(0.06)  # every claim of the last round has expired
             await fill(store, 4_000, f"later-{round}")  # no refusal: expired claims make room
-        after_five_rounds = held_bytes()
+        after_ten_rounds = held_bytes()
     finally:
         tracemalloc.stop()
-    assert after_five_rounds < 1.25 * after_one_round, (after_one_round, after_five_rounds)
+    # Kept claims would hold 10x. The store's table may settle one size up (a dict keeps its
+    # table as entries go and come, and when it grows depends on how the rounds' claims
+    # interleave with their expiry, which a loaded machine changes): up to 2x, not more.
+    assert after_ten_rounds < 2.5 * after_one_round, (after_one_round, after_ten_rounds)
 
 
 async def test_a_full_store_refuses_a_resume_sends_nothing_and_it_can_be_resumed_later() -> None:

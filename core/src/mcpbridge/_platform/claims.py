@@ -32,7 +32,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mcpbridge._base.errors import ClaimStoreError, ResumeConflictError, describe
@@ -144,10 +144,12 @@ def claiming(store: ClaimStore) -> ToolCallInterceptor:
     in `store` before it is sent; a call that never paused goes straight through."""
     from mcpbridge._base.tool_errors import ServerConnectionError  # a bridge's, not the plugin host's
 
-    async def claim(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+    def claim(request: ToolCallRequest, handler: ToolCallHandler) -> Awaitable[Any]:
+        """A call that never paused is the handler's own awaitable: no frame of this layer."""
+        return handler(request) if not request.resumed.owner else claimed(request, handler)
+
+    async def claimed(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         mark = request.resumed
-        if not mark.owner:
-            return await handler(request)
         if not mark.won:
             await _claim(store, mark, request)
         try:
