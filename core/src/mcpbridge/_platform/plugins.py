@@ -9,7 +9,7 @@ import logging
 import os
 import types
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ from mcpbridge._platform import hookspecs
 from mcpbridge._platform.calls import EACH_OWN, HookCalls
 from mcpbridge._platform.claims import ClaimStore
 from mcpbridge._platform.context import BridgeContext
-from mcpbridge._platform.declaration import DECLARATION, Capability, Plugin, declaration_of
+from mcpbridge._platform.declaration import CALLBACKS, DECLARATION, Capability, Plugin, declaration_of
 from mcpbridge._platform.ordering import chain_order
 
 if TYPE_CHECKING:
@@ -36,13 +36,6 @@ DIRECT = "interceptors"
 _DIRECT_PLUGIN = Plugin(position=100)
 INSTALLED = "*"
 """In `MCPBridge(plugins=[...])`: the installed plugins that `plugins=None` loads, next to the others."""
-_OPTION_CAPABILITY: Mapping[str, Capability] = {
-    "elicitation_callback": "elicitation",
-    "sampling_callback": "sampling",
-    "list_roots_callback": "roots",
-}
-"""The mcp `Client` option through which a plugin answers each client capability."""
-
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
@@ -249,7 +242,7 @@ class PluginHost:
         )
         for plugin, options in answers.items():
             for key, value in dict(options or {}).items():
-                capability = _OPTION_CAPABILITY.get(key)
+                capability = CALLBACKS.get(key)
                 if capability in taken and plugin not in self.given:
                     why = f"{capability} is answered by {taken[capability]!r}, given in MCPBridge(plugins=...)"
                     logger.debug("plugin %r: option %r for server %r dropped: %s", plugin, key, server_name, why)

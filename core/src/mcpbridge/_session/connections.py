@@ -38,8 +38,8 @@ from mcpbridge._base.errors import ConfigError, InvalidToolArguments, ServerConn
 from mcpbridge._base.httpfields import check_headers
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._compat import answer_from_now_on
-from mcpbridge._platform.declaration import Capability
-from mcpbridge._session.in_flight import ASKING, InFlight, progress_reporter
+from mcpbridge._platform.declaration import CALLBACKS, Capability
+from mcpbridge._session.in_flight import InFlight, progress_reporter
 from mcpbridge._session.listing import Listing
 from mcpbridge._session.server_logs import wanted_level
 from mcpbridge._session.task_requests import run_as_task, task_only
@@ -50,7 +50,7 @@ from mcpbridge._session.wire import request_problems, sendable_answers
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-_ANSWERING = frozenset({*ASKING, "list_roots_callback"})
+_ANSWERING = frozenset(CALLBACKS)
 """Client callbacks whose return value the client sends to the server."""
 _SHUTDOWN_GRACE = 5.0
 

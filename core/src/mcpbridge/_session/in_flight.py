@@ -18,11 +18,12 @@ from typing import Any
 from mcp.types import LoggingMessageNotificationParams
 
 from mcpbridge._base.pipeline import ToolCallRequest
+from mcpbridge._platform.declaration import CALLBACKS
 from mcpbridge._session.server_logs import log_to_python
 
 logger = logging.getLogger(__name__)
 
-ASKING = {"elicitation_callback": "elicitation", "sampling_callback": "sampling"}
+ASKING = {option: kind for option, kind in CALLBACKS.items() if kind != "roots"}
 """Client callbacks through which a server asks for an answer from a person or a model."""
 
 
