@@ -7,9 +7,10 @@ context, state or config (or the environment, a literal, or your own function).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from mcpbridge import BridgeContext, ConfigError, Plugin, hookimpl, lazy_exports
+from mcpbridge import BridgeContext, ConfigError, Plugin, hookimpl, install_log_redaction, lazy_exports
 from mcpbridge_headers.settings import Header, HeaderProvider, HeadersSettings
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ __all__ = [
 
 mcpbridge_plugin = Plugin(settings=HeadersSettings, position=90)
 
+_CREDENTIAL = re.compile(r"auth|cookie|key|token|secret|session|passw", re.IGNORECASE)
+"""Header names whose fixed values are credentials (`Authorization`, `X-API-Key`, `Cookie`)."""
+
 
 @hookimpl
 def mcpbridge_check_settings(settings: HeadersSettings, config: BridgeContext) -> None:
@@ -53,4 +57,14 @@ def mcpbridge_check_settings(settings: HeadersSettings, config: BridgeContext) -
 def mcpbridge_interceptors(settings: HeadersSettings) -> list[HeadersInterceptor]:
     from mcpbridge_headers.interceptor import HeadersInterceptor
 
+    # Fixed values of credential headers are secrets the bridge knows, as a server's static
+    # `headers` are: a server quoting one back (an error naming the refused token) must not show
+    # it to the model, a span, an event or a log. (Not `x-tenant = "acme"`: hiding every "acme"
+    # would hide nothing secret.)
+    install_log_redaction(
+        header.source
+        for table in settings.servers.values()
+        for name, header in table.items()
+        if isinstance(header.source, str) and _CREDENTIAL.search(name)
+    )
     return [HeadersInterceptor(settings)]
