@@ -143,8 +143,7 @@ class ToolCallRequest:
         """A copy with `changes` applied (mypy checks their names and types). `server_name`,
         `tool`, `runtime`, `display_name` and `tool_call_id` identify the call, and `resumed`
         is the call's own: read-only."""
-        refused = _READ_ONLY.intersection(changes)
-        if refused:
+        if refused := _READ_ONLY.intersection(changes):
             raise AttributeError(
                 f"ToolCallRequest.{sorted(refused)[0]} is read-only: it identifies the call's server, "
                 "tool and run; change `name`, `args`, `headers`, `meta`, `timeout`, `input_responses`, "

@@ -187,8 +187,7 @@ class RedactingFilter(logging.Filter):
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Also hide these values from now on (e.g. the static headers of a new bridge)."""
         with self._lock:
-            new = {s for s in secrets if isinstance(s, str)} - self._secrets
-            if new:
+            if new := {s for s in secrets if isinstance(s, str)} - self._secrets:
                 self._secrets |= new
                 self.forms = secret_forms(self._secrets)
 

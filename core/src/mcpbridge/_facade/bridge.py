@@ -255,8 +255,7 @@ class MCPBridge:
         return self._connection(server).calls_in_flight
 
     def _connection(self, server: str) -> Connection:
-        connection = self._connections.get(server)
-        if connection is None:
+        if (connection := self._connections.get(server)) is None:
             raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(self.servers) or 'none'}")
         return connection
 
@@ -298,8 +297,7 @@ class MCPBridge:
         """`layering`'s interceptors and the claiming layer around `server`'s session, composed
         once for every tool of that server whose chain they are."""
         key = (server, layering)
-        handler = self._handlers.get(key)
-        if handler is None:
+        if (handler := self._handlers.get(key)) is None:
             terminal = self._connections[server].call_tool
             handler = self._handlers[key] = compose((*layering.interceptors, claiming(self.claims)), terminal)
         return handler
