@@ -16,6 +16,10 @@ from mcpbridge import ServerConfig, ToolCallRequest
 from mcpbridge_otel import semconv
 
 _PRIMITIVES = (str, bool, int, float)
+TEXT_LIMIT = 4096
+"""Characters of one text on a span (a tool's description, an event's log data, progress or
+status message): servers decide how long they are and a span keeps up to 128 events, each
+log message reaching every call in flight on the session (1 MB log lines held 128 MB per span)."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -54,7 +58,7 @@ def request_attributes(request: ToolCallRequest) -> dict[str, AttributeValue]:
     if request.tool_call_id is not None:
         attributes[semconv.GEN_AI_TOOL_CALL_ID] = request.tool_call_id
     if request.tool is not None and request.tool.description:
-        attributes[semconv.GEN_AI_TOOL_DESCRIPTION] = request.tool.description
+        attributes[semconv.GEN_AI_TOOL_DESCRIPTION] = clip(request.tool.description, TEXT_LIMIT)
     return attributes
 
 
@@ -85,23 +89,23 @@ def clip(text: str, limit: int) -> str:
 
 
 def event_attributes(data: Mapping[str, Any], content_limit: int | None) -> dict[str, AttributeValue]:
-    """Observer payloads as span-event attributes: primitives and lists of one primitive
-    type as they are, None dropped, anything else as text. Mappings (e.g. the arguments an
-    approval asks about) are content: kept, as JSON cut to `content_limit`, only when
-    content is recorded (`content_limit` is not None)."""
+    """Observer payloads as span-event attributes: primitives and short lists of one primitive
+    type as they are, None dropped, anything else as text; texts cut to `TEXT_LIMIT`.
+    Mappings (e.g. the arguments an approval asks about) are content: kept, as JSON cut to
+    `content_limit`, only when content is recorded (`content_limit` is not None)."""
     attributes: dict[str, AttributeValue] = {}
     for key, value in data.items():
         if value is None:
             continue
         if isinstance(value, _PRIMITIVES):
-            attributes[key] = value
-        elif _homogeneous_primitives(value):
+            attributes[key] = clip(value, TEXT_LIMIT) if isinstance(value, str) else value
+        elif _homogeneous_primitives(value) and len(str(value)) <= TEXT_LIMIT:
             attributes[key] = list(value)
         elif isinstance(value, Mapping):
             if content_limit is not None:
                 attributes[key] = clip(to_json(value), content_limit)
         else:
-            attributes[key] = str(value)
+            attributes[key] = clip(str(value), TEXT_LIMIT)
     return attributes
 
 
