@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from mcpbridge._session.connections import ModernOnly as ModernOnly
     from mcpbridge._session.loops import on_caller_loop as on_caller_loop
     from mcpbridge._session.server_info import ServerInfo as ServerInfo
+    from mcpbridge._tools.outputs import call_tool_checked as call_tool_checked
     from mcpbridge._tools.results import (
         STRUCTURED_CONTENT as STRUCTURED_CONTENT,
         content_block as content_block,
@@ -138,6 +139,7 @@ _HOMES = {
         "_session.connections": "ModernOnly",
         "_session.loops": "on_caller_loop",
         "_session.server_info": "ServerInfo",
+        "_tools.outputs": "call_tool_checked",
         "_tools.results": "content_block result_text STRUCTURED_CONTENT",
         "_tools.schemas": "schema_problems",
         "_tools.tool": "MCPTool",

@@ -74,16 +74,16 @@ def absorb_tool_listing(session: ClientSession, result: ListToolsResult, *, comp
     return session._absorb_tool_listing(result, complete=complete)
 
 
-def leave_output_checks_to_the_bridge(session: ClientSession) -> None:
+def leave_output_checks_to_the_bridge(session: ClientSession, names: tuple[str, ...] = ()) -> None:
     """Stops `session` checking tool results against the output schemas it listed (it keeps
-    them as `ClientSession._tool_output_schemas`, compiled in `_tool_output_validators`): its
-    jsonschema runs a server's `pattern` on Python's backtracking `re`, so a hostile server
-    could hold the event loop; the bridge checks them instead (`mcpbridge._tools.outputs`).
-    The names stay known, so the session does not list again to look them up. No public API
-    turns the check off."""
+    them as `ClientSession._tool_output_schemas`, compiled in `_tool_output_validators`) and
+    those of the tools `names`: its jsonschema runs a server's `pattern` on Python's
+    backtracking `re`, so a hostile server could hold the event loop; the bridge checks them
+    instead (`mcpbridge._tools.outputs`). The names stay known, so the session does not list
+    again to look them up. No public API turns the check off."""
     if not hasattr(session, "_tool_output_schemas") or not hasattr(session, "_tool_output_validators"):
         raise ImportError(removed("mcp", "ClientSession._tool_output_schemas / _tool_output_validators"))
-    session._tool_output_schemas = dict.fromkeys(session._tool_output_schemas)
+    session._tool_output_schemas = dict.fromkeys((*session._tool_output_schemas, *names))
     session._tool_output_validators.clear()
 
 

@@ -13,12 +13,16 @@ with the SDK's words), so nothing downstream changes but the time it takes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import weakref
 from typing import Any, cast
 
+from mcp.client.session import ClientSession
 from mcp.types import CallToolResult, Tool
 
-from mcpbridge._base.bounds import SchemaBounds
+from mcpbridge._base.bounds import DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
+from mcpbridge._compat import leave_output_checks_to_the_bridge
 from mcpbridge._tools.schema_cost import SchemaOverBound
 from mcpbridge._tools.schemas import ToolSchema
 
@@ -61,3 +65,34 @@ class OutputChecks:
             checks = None
         self._schemas[name] = (schema, checks)
         return checks
+
+
+_OWN_SESSIONS: weakref.WeakKeyDictionary[Any, OutputChecks] = weakref.WeakKeyDictionary()
+"""The checks compiled for each session given to `call_tool_checked`, while it lives."""
+
+
+async def call_tool_checked(
+    session: Any, tool: Tool, arguments: dict[str, Any] | None, *, server: str | None = None, **options: Any
+) -> Any:
+    """`session.call_tool(tool.name, arguments, **options)` on a session you opened yourself,
+    its result checked against `tool`'s output schema as the bridge checks it, not by the mcp
+    SDK (a hostile server's `pattern` stalls the event loop in the SDK's check, see above). A
+    result that breaks the schema raises `RuntimeError` in the SDK's words, as the SDK's own
+    check would; `server` names the server in the warning about a schema over its bounds.
+    `session` is an mcp `ClientSession`, or any object with its `call_tool`."""
+    if isinstance(session, ClientSession):
+        leave_output_checks_to_the_bridge(session, (tool.name,))
+    result = await session.call_tool(tool.name, arguments, **options)
+    if not isinstance(result, CallToolResult) or result.is_error:
+        return result
+    try:
+        checks = _OWN_SESSIONS.get(session)
+    except TypeError:  # a session-like object that cannot be weakly referenced
+        checks = None
+    if checks is None:
+        checks = OutputChecks(server or "?", SchemaBounds(), DEFAULT_MAX_ARGUMENT_DEPTH)
+        with contextlib.suppress(TypeError):
+            _OWN_SESSIONS[session] = checks
+    if (problem := await checks(tool, result)) is not None:
+        raise RuntimeError(problem)
+    return result

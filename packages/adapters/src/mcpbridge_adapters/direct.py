@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 from mcp.types import Tool
 
-from mcpbridge import ToolCallRequest, compose
+from mcpbridge import ToolCallRequest, call_tool_checked, compose
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
 from mcpbridge_adapters.convert import MCPToolArtifact, _convert_call_tool_result, _handle_mcp_tool_error, field
 from mcpbridge_adapters.interceptors import legacy
@@ -61,12 +61,10 @@ def direct_tool(
 
         async def execute(request: ToolCallRequest) -> Any:
             if session is not None:
-                result = await session.call_tool(
-                    request.name, request.args, progress_callback=mcp_callbacks.progress_callback
-                )
+                result = await _checked(session, tool, request, mcp_callbacks)
             else:
                 assert connection is not None
-                result = await _call_once(_with_headers(connection, request.headers), request, mcp_callbacks)
+                result = await _call_once(_with_headers(connection, request.headers), tool, request, mcp_callbacks)
             return legacy(result)
 
         handler = compose(list(tool_interceptors or []), execute)
@@ -85,7 +83,17 @@ def _with_headers(connection: Connection, headers: Mapping[str, str] | None) -> 
     return {**given, "headers": {**(given.get("headers") or {}), **headers}}  # type: ignore[return-value]
 
 
-async def _call_once(connection: Connection, request: ToolCallRequest, mcp_callbacks: _MCPCallbacks) -> Any:
+def _checked(session: Any, tool: Tool, request: ToolCallRequest, mcp_callbacks: _MCPCallbacks) -> Any:
+    """The call of `request` on `session`, its result checked against `tool`'s output schema
+    by mcpbridge (RE2 patterns), not by the mcp SDK (whose check a server's pattern can
+    stall the event loop with); a mismatch raises the SDK's `RuntimeError`, as before."""
+    progress = mcp_callbacks.progress_callback
+    if request.name != tool.name:  # an interceptor sent another tool's call: the SDK checks that one
+        return session.call_tool(request.name, request.args, progress_callback=progress)
+    return call_tool_checked(session, tool, request.args, server=request.server_name, progress_callback=progress)
+
+
+async def _call_once(connection: Connection, tool: Tool, request: ToolCallRequest, mcp_callbacks: _MCPCallbacks) -> Any:
     """One call on a new session, raised outside the session's block (where the mcp SDK
     could otherwise swallow it as the connection closes)."""
     failure: Exception | None = None
@@ -93,9 +101,7 @@ async def _call_once(connection: Connection, request: ToolCallRequest, mcp_callb
     async with create_session(connection, mcp_callbacks=mcp_callbacks) as session:
         await session.initialize()
         try:
-            result = await session.call_tool(
-                request.name, request.args, progress_callback=mcp_callbacks.progress_callback
-            )
+            result = await _checked(session, tool, request, mcp_callbacks)
         except Exception as exc:
             failure = exc
     if failure is not None:
