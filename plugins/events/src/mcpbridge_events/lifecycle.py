@@ -98,7 +98,7 @@ class LifecycleEvents:
         changed) are left out, like `started.input`."""
         max_text = self.limits.max_text_bytes
         return {
-            str(k): bounded(_jsonable(v), max_text)
+            str(k): _jsonable(bounded(v, max_text))  # cut first: `_jsonable` walks every item
             for k, v in data.items()
             if self.include_input or not isinstance(v, Mapping)
         }

@@ -42,18 +42,19 @@ class Limits:
             return None
 
 
-def cut_text(text: str, max_bytes: int) -> str:
+def cut_text(text: str, max_bytes: int, *, partial: bool = False) -> str:
     """`text` if it fits in `max_bytes` UTF-8 bytes, else its start and a marker saying how much
-    was cut, `max_bytes` in all."""
-    if len(text) * 4 <= max_bytes:  # no character takes more than 4 bytes: fits unmeasured
+    was cut, `max_bytes` in all. `partial`: `text` is only the start of a longer one (always
+    cut; the marker says "over")."""
+    if not partial and len(text) * 4 <= max_bytes:  # no character takes more than 4 bytes: fits unmeasured
         return text
     encoded = text.encode("utf-8", "surrogatepass")
-    if len(encoded) <= max_bytes:
+    if not partial and len(encoded) <= max_bytes:
         return text
-    room = max_bytes - len(_marker(len(encoded), len(encoded)).encode())
+    room = max_bytes - len(_marker(len(encoded), len(encoded), partial).encode())
     while room > 0 and encoded[room] & 0xC0 == 0x80:  # never half a character
         room -= 1
-    return encoded[:room].decode("utf-8", "surrogatepass") + _marker(len(encoded) - room, len(encoded))
+    return encoded[:room].decode("utf-8", "surrogatepass") + _marker(len(encoded) - room, len(encoded), partial)
 
 
 def bounded(value: Any, max_bytes: int) -> Any:
@@ -62,10 +63,31 @@ def bounded(value: Any, max_bytes: int) -> Any:
     if isinstance(value, str):
         return cut_text(value, max_bytes)
     if isinstance(value, Mapping | list | tuple):
-        text = json.dumps(value, default=str, ensure_ascii=False)
-        cut = cut_text(text, max_bytes)
+        try:
+            text, partial = _json_start(value, max_bytes)
+        except (TypeError, ValueError):  # keys JSON cannot have, a cycle
+            text, partial = str(value), False
+        cut = cut_text(text, max_bytes, partial=partial)
         return value if cut is text else cut
     return value
+
+
+_JSON = json.JSONEncoder(default=str, ensure_ascii=False)
+
+
+def _json_start(value: Any, max_chars: int) -> tuple[str, bool]:
+    """`value`'s JSON, or only its start (and True) once that is over `max_chars` characters.
+    Encoded lazily: a server's log data of a million items costs what its first items cost
+    (it was encoded whole, and made JSON-friendly item by item first, for every call in flight
+    on the session: 1.8 s each)."""
+    parts: list[str] = []
+    size = 0
+    for chunk in _JSON.iterencode(value):
+        parts.append(chunk)
+        size += len(chunk)
+        if size > max_chars:
+            return "".join(parts), True
+    return "".join(parts), False
 
 
 def _check(name: str, value: object, least: int) -> None:
@@ -73,5 +95,5 @@ def _check(name: str, value: object, least: int) -> None:
         raise ValueError(f"{name} must be a whole number >= {least}, not {value!r}")
 
 
-def _marker(cut: int, total: int) -> str:
-    return f"… [{cut:,} of {total:,} bytes cut]"
+def _marker(cut: int, total: int, partial: bool = False) -> str:
+    return f"… [{cut:,}+ of over {total:,} bytes cut]" if partial else f"… [{cut:,} of {total:,} bytes cut]"
