@@ -96,4 +96,4 @@ def _check(name: str, value: object, least: int) -> None:
 
 
 def _marker(cut: int, total: int, partial: bool = False) -> str:
-    return f"… [{cut:,}+ of over {total:,} bytes cut]" if partial else f"… [{cut:,} of {total:,} bytes cut]"
+    return f"… [the rest of over {total:,} bytes cut]" if partial else f"… [{cut:,} of {total:,} bytes cut]"
