@@ -1,7 +1,9 @@
 """A span keeps a server's texts cut: the otel plugin recorded each observer event (a server's
 log message, which reaches every call in flight on the session, a progress message) on the
 call's span with its text whole, and a span keeps up to 128 events: 1 MB log lines held
-128 MB in one span, and as much in every other caller's span on that session."""
+128 MB in one span, and as much in every other caller's span on that session. Log data of a
+million numbers was checked item by item and written whole for every call in flight: with
+20 calls in flight, 5.5 s of held event loop."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from mcpbridge_otel.attributes import TEXT_LIMIT
 
 from mcpbridge import MCPBridge
 from tests.helpers.telemetry import Telemetry, telemetry, telemetry_session
+from tests.security.test_security_schemas import LoopWatch
 
 __all__ = ["telemetry", "telemetry_session"]
 
@@ -31,6 +34,13 @@ def build() -> MCPServer:
         return "done"
 
     @server.tool()
+    async def numbers(ctx: Context) -> str:
+        """One log message whose data is a million numbers."""
+        await asyncio.sleep(0.3)
+        await ctx.log("info", list(range(1_000_000)))
+        return "done"
+
+    @server.tool()
     async def bystander() -> str:
         """Another caller's call, in flight meanwhile."""
         await asyncio.sleep(0.5)
@@ -40,9 +50,10 @@ def build() -> MCPServer:
 
 
 async def test_server_texts_on_spans_are_cut(telemetry: Telemetry) -> None:
+    names = ("noisy", "bystander")
     async with MCPBridge({"n": {"server": build(), "mode": "legacy"}}, plugins=[mcpbridge_otel]) as bridge:
         tools = {tool.name: tool for tool in await bridge.list_tools()}
-        calls = [tools[name].ainvoke({"type": "tool_call", "name": name, "args": {}, "id": name}) for name in tools]
+        calls = [tools[name].ainvoke({"type": "tool_call", "name": name, "args": {}, "id": name}) for name in names]
         await asyncio.gather(*calls)
     spans = [span for span in telemetry.spans() if span.name.startswith("execute_tool")]
     assert len(spans) == 2
@@ -52,3 +63,18 @@ async def test_server_texts_on_spans_are_cut(telemetry: Telemetry) -> None:
         assert max(map(len, texts)) <= TEXT_LIMIT + 1
         held = sum(map(len, texts))
         assert held < 1_000_000, f"span {span.name!r} holds {held:,} characters of server text"
+
+
+async def test_huge_log_data_costs_no_call_in_flight_its_size(telemetry: Telemetry) -> None:
+    async with MCPBridge({"n": {"server": build(), "mode": "legacy"}}, plugins=[mcpbridge_otel]) as bridge:
+        tools = {tool.name: tool for tool in await bridge.list_tools()}
+        calls = [
+            tools[name].ainvoke({"type": "tool_call", "name": name, "args": {}, "id": f"{name}{i}"})
+            for i, name in enumerate(["numbers"] + ["bystander"] * 8)
+        ]
+        async with LoopWatch() as watch:
+            await asyncio.gather(*calls)
+    assert watch.worst < 1.0, f"the event loop was held {watch.worst:.2f} s by one log notification"
+    logged = [event for span in telemetry.spans() for event in span.events if event.name == "log"]
+    assert len(logged) == 9  # every call in flight heard it
+    assert all(str(event.attributes["data"]).startswith("[0, 1, 2, ") for event in logged)

@@ -4,6 +4,7 @@ for recording spans, so none of it costs anything without an SDK."""
 from __future__ import annotations
 
 import json
+import reprlib
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,6 +17,10 @@ from mcpbridge import ServerConfig, ToolCallRequest
 from mcpbridge_otel import semconv
 
 _PRIMITIVES = (str, bool, int, float)
+_MAX_ITEMS = 128
+_SHORT = reprlib.Repr()
+_SHORT.maxlist = _SHORT.maxtuple = _MAX_ITEMS
+_SHORT.maxstring = _SHORT.maxother = 256
 TEXT_LIMIT = 4096
 """Characters of one text on a span (a tool's description, an event's log data, progress or
 status message): servers decide how long they are and a span keeps up to 128 events, each
@@ -99,21 +104,23 @@ def event_attributes(data: Mapping[str, Any], content_limit: int | None) -> dict
             continue
         if isinstance(value, _PRIMITIVES):
             attributes[key] = clip(value, TEXT_LIMIT) if isinstance(value, str) else value
-        elif _homogeneous_primitives(value) and len(str(value)) <= TEXT_LIMIT:
-            attributes[key] = list(value)
+        elif _homogeneous_primitives(value):
+            attributes[key] = [clip(item, TEXT_LIMIT) if isinstance(item, str) else item for item in value]
         elif isinstance(value, Mapping):
             if content_limit is not None:
                 attributes[key] = clip(to_json(value), content_limit)
-        else:
-            attributes[key] = clip(str(value), TEXT_LIMIT)
+        else:  # a long list is shown by its start: writing it all cost every call in flight
+            attributes[key] = clip(_SHORT.repr(value) if isinstance(value, list | tuple) else str(value), TEXT_LIMIT)
     return attributes
 
 
 def _homogeneous_primitives(value: Any) -> bool:
-    """OpenTelemetry takes lists only when all items are of one primitive type."""
+    """OpenTelemetry takes lists only when all items are of one primitive type; only short
+    ones are kept as lists (a server's log data of a million numbers held the loop 0.25 s
+    for every call in flight on its session)."""
     return (
         isinstance(value, list | tuple)
-        and bool(value)
+        and 0 < len(value) <= _MAX_ITEMS
         and isinstance(value[0], _PRIMITIVES)
         and all(type(item) is type(value[0]) for item in value)
     )
