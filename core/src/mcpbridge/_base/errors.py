@@ -137,10 +137,16 @@ def validation_problems(exc: ValidationError, *, unknown_key: str = "unknown key
     ]
 
 
-def describe(exc: BaseException) -> str:
-    """A one-line description of the root cause, unwrapping exception groups and chains."""
+def root_cause(exc: BaseException) -> BaseException:
+    """`exc`, or for an exception group its first exception's root cause."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line description of the root cause (`root_cause`)."""
+    exc = root_cause(exc)
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text
 

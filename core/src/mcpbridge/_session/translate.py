@@ -39,6 +39,7 @@ from mcpbridge._base.errors import (
     ToolTimeoutError,
     describe,
     error_text,
+    root_cause,
 )
 from mcpbridge._base.pipeline import error_result
 from mcpbridge._platform.declaration import Capability
@@ -179,7 +180,7 @@ class Translator:
         """What opening the session behind `link` raised, as the error its caller gets."""
         if isinstance(exc, asyncio.CancelledError):
             return ServerConnectionError(self.server, "connecting was cancelled", sent=False)
-        if isinstance(_leaf(exc), OAuthFlowError):
+        if isinstance(root_cause(exc), OAuthFlowError):
             return AuthenticationError(self.server, f"its `auth` flow failed: {describe(exc)}: check `auth`")
         if (refusal := _refusal(exc, link)) is not None:
             if refusal.status in CREDENTIALS:
@@ -200,16 +201,10 @@ class Translator:
         return error_result(f"MCP server {self.server!r} returned a malformed result for {tool!r}: {problem}")
 
 
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
 def _refusal(exc: BaseException, link: Link) -> HTTPRefusal | None:
     """The HTTP error status behind `exc`: the mcp client's stand-in for it (streamable HTTP),
     or httpx's error naming it (SSE)."""
-    exc = _leaf(exc)
+    exc = root_cause(exc)
     stand_in = isinstance(exc, MCPError) and exc.code == INTERNAL_ERROR and exc.message == STAND_IN
     return link.refused if stand_in or isinstance(exc, httpx2.HTTPStatusError) else None
 
