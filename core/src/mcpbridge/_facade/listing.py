@@ -14,20 +14,10 @@ from collections.abc import Sequence
 
 from mcpbridge._base.errors import ConfigError
 from mcpbridge._session.loops import paced
+from mcpbridge._tools.patterns import shown
 from mcpbridge._tools.tool import MCPTool
 
 logger = logging.getLogger(__name__)
-SHOWN_CHARACTERS = 80
-"""How much of a server's tool name a log line quotes."""
-
-
-def shown(text: str, limit: int = SHOWN_CHARACTERS) -> str:
-    """Server text for a log line: repr'd (a newline or control character cannot forge a
-    line) and cut to `limit` characters."""
-    quoted = repr(text)
-    return quoted if len(quoted) <= limit else quoted[:limit] + "…"
-
-
 class ToolNames:
     """One bridge's record of who offered each tool name first."""
 

@@ -53,14 +53,15 @@ PATTERN_MEMORY = 1 << 20
 needs more does not compile; at this size compiling takes at most a few milliseconds."""
 PATTERN_MAX_CHARS = 10_000
 """Longer patterns are not compiled (not checked) at all."""
-_SHOWN = 80
-"""Characters of a server-controlled string (a `$ref`, a pattern) shown in a message."""
+SHOWN_CHARACTERS = 80
+"""Characters of a server-controlled string (a `$ref`, a pattern, a tool name) shown in a
+message or a log line."""
 
 
 def shown(text: Any) -> str:
     """A server-controlled string, shortened and quoted for a message or a log line."""
     text = str(text)
-    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "…")
+    return repr(text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…")
 
 
 # -- bounded-cost regular expressions ---------------------------------------------------
