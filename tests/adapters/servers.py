@@ -192,7 +192,7 @@ def behaviours() -> MCPServer:
     def resources() -> CallToolResult:
         return CallToolResult(
             content=[
-                ResourceLink(type="resource_link", uri="file:///a.png", name="a", mime_type="image/png"),
+                ResourceLink(type="resource_link", uri="https://example.com/a.png", name="a", mime_type="image/png"),
                 ResourceLink(type="resource_link", uri="file:///a.txt", name="t", mime_type="text/plain"),
                 ResourceLink(type="resource_link", uri="file:///x", name="x"),
                 EmbeddedResource(type="resource", resource=TextResourceContents(uri="file:///e.txt", text="hello")),

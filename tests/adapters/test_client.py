@@ -75,15 +75,22 @@ async def test_env_variables_expand_as_in_the_adapters(
 
 
 async def test_content_conversions(make_client: Any, behaviours_url: str) -> None:
-    """The adapters' blocks: `lc_` ids, links as file (or image) blocks with their URL."""
+    """The adapters' blocks: `lc_` ids, links as file (or image) blocks with their URL, except
+    that a link no model integration may open (`file:`, a server's own scheme) is described
+    as text, as mcpbridge's own tools describe it: never handed on to be fetched."""
     client = make_client({"b": {"url": behaviours_url, "transport": "http"}})
     tools = {tool.name: tool for tool in await client.get_tools()}
     blocks = await tools["resources"].ainvoke({})
     assert all(block.pop("id").startswith("lc_") for block in blocks)
+    described = [blocks[1].pop("text"), blocks[2].pop("text")]
+    assert described == [
+        "[resource link 't', text/plain; URI 'file:///a.txt', not opened: not an http(s) or data: URL]",
+        "[resource link 'x'; URI 'file:///x', not opened: not an http(s) or data: URL]",
+    ]
+    assert all(block["type"] == "text" and "url" not in block for block in blocks[1:3])
     assert blocks == [
-        {"type": "image", "url": "file:///a.png", "mime_type": "image/png"},
-        {"type": "file", "url": "file:///a.txt", "mime_type": "text/plain"},
-        {"type": "file", "url": "file:///x"},
+        {"type": "image", "url": "https://example.com/a.png", "mime_type": "image/png"},
+        *blocks[1:3],
         {"type": "text", "text": "hello"},
         {"type": "image", "base64": servers.PNG, "mime_type": "image/png"},
         {"type": "file", "base64": servers.PNG, "mime_type": "application/pdf"},

@@ -28,6 +28,8 @@ from mcp.types import (
     TextResourceContents,
 )
 
+from mcpbridge import content_block
+
 ToolMessageContentBlock = TextContentBlock | ImageContentBlock | FileContentBlock
 
 
@@ -81,6 +83,8 @@ def _convert_mcp_content_to_lc_block(content: Any) -> ToolMessageContentBlock:
             f"Received audio with mime type: {field(content, 'mime_type', 'mimeType')}"
         )
     if isinstance(content, ResourceLink):
+        if "url" not in (described := content_block(content)):  # file:, javascript:, ...: never handed on
+            return with_lc_ids([described])[0]  # type: ignore[no-any-return]
         mime_type = field(content, "mime_type", "mimeType") or None
         if mime_type and mime_type.startswith("image/"):
             return create_image_block(url=str(content.uri), mime_type=mime_type)
