@@ -18,6 +18,8 @@ from mcpbridge._tools.patterns import shown
 from mcpbridge._tools.tool import MCPTool
 
 logger = logging.getLogger(__name__)
+
+
 class ToolNames:
     """One bridge's record of who offered each tool name first."""
 
