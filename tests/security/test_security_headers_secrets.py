@@ -7,35 +7,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import Any
 
-import mcp.types as types
 import mcpbridge_headers
 import pytest
-from mcp import MCPError
-from mcp.server.lowlevel import Server
 
 from mcpbridge import MCPBridge, ToolCallError
 from mcpbridge.testing import serving
+from tests.security.test_security_secret_echo import refusing
 
 TOKEN = "hdr-3e8a6c1f9b4d7025"
 
 
-def quoting() -> Server[Any]:
-    """Every call is a JSON-RPC error quoting the Authorization header it received."""
-
-    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool(name="check", input_schema={"type": "object"})])
-
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        raise MCPError(-32000, f"credential {ctx.request.headers.get('authorization')!r} was revoked")
-
-    return Server("quoting", on_list_tools=list_tools, on_call_tool=call_tool)
-
-
 @pytest.fixture
 def url() -> Iterator[str]:
-    with serving(quoting().streamable_http_app()) as served:
+    with serving(refusing(lambda ctx: ctx.request.headers.get("authorization")).streamable_http_app()) as served:
         yield served
 
 

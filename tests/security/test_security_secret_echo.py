@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,14 +55,15 @@ def build() -> MCPServer:
     return server
 
 
-def refusing() -> Server[Any]:
-    """An HTTP server whose every call is a JSON-RPC error quoting the credential it refused."""
+def refusing(quoted: Callable[[Any], str] = lambda ctx: f"Bearer {TOKEN}") -> Server[Any]:
+    """An HTTP server whose every call is a JSON-RPC error quoting a credential it refused:
+    `quoted(ctx)` (by default `TOKEN`'s, whatever the call carried)."""
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool(name="check", input_schema={"type": "object"})])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        raise MCPError(-32000, f"credential 'Bearer {TOKEN}' was revoked")
+        raise MCPError(-32000, f"credential {quoted(ctx)!r} was revoked")
 
     return Server("refusing", on_list_tools=list_tools, on_call_tool=call_tool)
 
