@@ -166,6 +166,22 @@ async def test_a_tool_class_with_a_default_of_its_own_is_built_by_its_constructo
         assert built[0].binding is not built[1].binding
 
 
+class Posted(MCPTool):
+    """A tool class that finishes each instance itself."""
+
+    def model_post_init(self, context: Any) -> None:
+        super().model_post_init(context)
+        self.tags = ["posted"]
+
+
+async def test_a_tool_class_with_a_post_init_of_its_own_is_built_by_its_constructor() -> None:
+    async with MCPBridge({"s": serving(DEFINITIONS)}, plugins=[]) as bridge:
+        listed = await bridge.list_tools()
+        built = [Posted.create(tool.binding, name=tool.name) for tool in listed]
+        assert all(tool.tags == ["posted"] for tool in built)
+        assert all(tool.binding is other.binding for tool, other in zip(built, listed, strict=True))
+
+
 class Counting:
     """Counts the definitions the bridge compares (pydantic `==` on an MCP tool)."""
 

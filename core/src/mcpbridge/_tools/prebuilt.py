@@ -37,7 +37,8 @@ _RECIPES: dict[type[BaseModel], _Recipe | None] = {}
 def prebuilt(cls: type[M], values: dict[str, Any], **private: Any) -> M:
     """`cls(**values)` with the private attributes `private` set, without validating
     `values`: they must be what validation would make of them. A class whose defaults would
-    need copying (a mutable default, a factory of the validated data) is built by pydantic."""
+    need copying (a mutable default, a factory of the validated data) or that defines
+    `model_post_init` is built by pydantic."""
     recipe = _recipe(cls)
     if recipe is None:
         instance = cls(**values)
@@ -74,6 +75,9 @@ def _recipe(cls: type[BaseModel]) -> _Recipe | None:
     plain = not any(info.default_factory_takes_validated_data for info in fields.values()) and not any(
         attr.default_factory for attr in attributes.values()
     )
+    # pydantic's own post-init only sets the private attributes' defaults, as done here
+    hook = cls.model_post_init
+    plain = plain and (hook is BaseModel.model_post_init or hook.__name__ == "init_private_attributes")
     extra = cls.model_config.get("extra") == "allow"
     found = _RECIPES[cls] = (
         _Recipe(defaults, factories, private if attributes else None, extra) if immutable and plain else None
