@@ -1,6 +1,6 @@
-"""The public face stays in one piece: every name `mcpbridge` re-exports for type checkers
-(its `TYPE_CHECKING` imports) is one it serves at run time (`_HOMES`), from the same module,
-and each of them imports."""
+"""The public face stays in one piece: every name `mcpbridge/__init__.pyi` declares for type
+checkers is one `mcpbridge` serves at run time, from the module the stub names, and the
+deprecated ones still warn."""
 
 from __future__ import annotations
 
@@ -9,28 +9,36 @@ import importlib
 import warnings
 from pathlib import Path
 
+import pytest
+
 import mcpbridge
+
+DEPRECATED = {"PluginConfig"}
 
 
 def typed_names() -> dict[str, str]:
-    tree = ast.parse(Path(mcpbridge.__file__).read_text())
-    (guard,) = (node for node in tree.body if isinstance(node, ast.If))
+    tree = ast.parse(Path(mcpbridge.__file__).with_suffix(".pyi").read_text())
     return {
-        alias.asname or alias.name: str(node.module).removeprefix("mcpbridge.")
-        for node in guard.body
+        alias.asname or alias.name: str(node.module)
+        for node in tree.body
         if isinstance(node, ast.ImportFrom)
         for alias in node.names
     }
 
 
 def test_the_typed_names_are_the_served_names() -> None:
-    assert typed_names() == mcpbridge._HOMES
-    assert mcpbridge.__all__ == sorted(mcpbridge._HOMES)
+    assert mcpbridge.__all__ == sorted(typed_names().keys() - DEPRECATED)
+    assert set(mcpbridge.__all__) <= set(dir(mcpbridge))
 
 
 def test_every_public_name_imports_from_its_home() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        for name, home in mcpbridge._HOMES.items():
+        for name, home in typed_names().items():
             module = importlib.import_module(f"mcpbridge.{home}")
             assert getattr(mcpbridge, name) is getattr(module, name), name
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="NoSuchName"):
+        _ = mcpbridge.NoSuchName  # type: ignore[attr-defined]

@@ -1,0 +1,93 @@
+"""The public names of `mcpbridge`, for type checkers and for the lazy loader that serves
+them (`__init__.py`): each is imported from its module when first read."""
+
+from ._base.config import (
+    ServerConfig as ServerConfig,
+    Settings as Settings,
+    load_settings as load_settings,
+)
+from ._base.errors import (
+    AuthenticationError as AuthenticationError,
+    CannotPauseError as CannotPauseError,
+    ClaimStoreError as ClaimStoreError,
+    ConfigError as ConfigError,
+    InvalidHeader as InvalidHeader,
+    InvalidToolArguments as InvalidToolArguments,
+    MCPBridgeError as MCPBridgeError,
+    MCPToolError as MCPToolError,
+    PluginError as PluginError,
+    ResumeConflictError as ResumeConflictError,
+    ServerConnectionError as ServerConnectionError,
+    ServerRequestError as ServerRequestError,
+    ToolCallError as ToolCallError,
+    ToolTimeoutError as ToolTimeoutError,
+    describe as describe,
+    validation_problems as validation_problems,
+)
+from ._base.fromtext import TextPattern as TextPattern
+from ._base.httpfields import check_headers as check_headers, header_problem as header_problem
+from ._base.lazy import lazy_exports as lazy_exports
+from ._base.pipeline import (
+    RequestChanges as RequestChanges,
+    Resumed as Resumed,
+    TaskHandle as TaskHandle,
+    ToolCallHandler as ToolCallHandler,
+    ToolCallInterceptor as ToolCallInterceptor,
+    ToolCallRequest as ToolCallRequest,
+    ToolCallResult as ToolCallResult,
+    compose as compose,
+    error_result as error_result,
+)
+from ._base.redaction import (
+    RedactingFilter as RedactingFilter,
+    install_log_redaction as install_log_redaction,
+    redact_text as redact_text,
+    redact_url as redact_url,
+)
+from ._base.terminal import terminal_text as terminal_text
+from ._facade.bridge import MCPBridge as MCPBridge
+from ._facade.moved import to_mcp_server as to_mcp_server
+from ._platform.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
+from ._platform.context import (
+    BridgeContext as BridgeContext,
+    BridgeContext as PluginConfig,  # noqa: F401  (deprecated: warns on every use)
+    Stash as Stash,
+    StashKey as StashKey,
+)
+from ._platform.declaration import Capability as Capability, Plugin as Plugin
+from ._platform.hints import ToolHints as ToolHints, tool_hints as tool_hints
+from ._platform.hookspecs import (
+    AddCommand as AddCommand,
+    BridgeObserver as BridgeObserver,
+    ToolReview as ToolReview,
+    hookimpl as hookimpl,
+)
+from ._platform.installed import (
+    InstalledPlugins as InstalledPlugins,
+    installed_plugins as installed_plugins,
+)
+from ._platform.interrupts import InterruptLike as InterruptLike, Question as Question, pause as pause
+from ._platform.plugins import PluginInfo as PluginInfo
+from ._platform.rounds import (
+    RoundAnswerer as RoundAnswerer,
+    call_of as call_of,
+    capability_of as capability_of,
+    split_round as split_round,
+)
+from ._platform.selectors import (
+    ServerName as ServerName,
+    ToolSelector as ToolSelector,
+    selected as selected,
+)
+from ._platform.sources import ValueSource as ValueSource, thread_id as thread_id
+from ._session.connections import ModernOnly as ModernOnly
+from ._session.loops import on_caller_loop as on_caller_loop
+from ._session.server_info import ServerInfo as ServerInfo
+from ._tools.outputs import call_tool_checked as call_tool_checked
+from ._tools.results import (
+    STRUCTURED_CONTENT as STRUCTURED_CONTENT,
+    content_block as content_block,
+    result_text as result_text,
+)
+from ._tools.schemas import schema_problems as schema_problems
+from ._tools.tool import MCPTool as MCPTool
