@@ -89,5 +89,5 @@ from ._tools.results import (
     content_block as content_block,
     result_text as result_text,
 )
-from ._tools.schemas import schema_problems as schema_problems
+from ._tools.schemas import model_schema as model_schema, schema_problems as schema_problems
 from ._tools.tool import MCPTool as MCPTool

@@ -28,8 +28,7 @@ from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
 from mcpbridge._session.server_info import ServerInfo, server_info
 from mcpbridge._tools.outputs import OutputChecks
-from mcpbridge._tools.schema_cost import SchemaOverBound
-from mcpbridge._tools.schemas import ToolSchema
+from mcpbridge._tools.schemas import listed_schema
 from mcpbridge._tools.tool import MCPTool, ToolBinding
 
 logger = logging.getLogger(__name__)
@@ -267,12 +266,8 @@ class MCPBridge:
         cached = self._tools.get(key)
         if cached is not None and (cached[0] is mcp_tool or cached[0] == mcp_tool):
             return cached[1]
-        try:
-            schema = ToolSchema(mcp_tool.input_schema, self._schema_bounds, server=server, tool=mcp_tool.name)
-        except SchemaOverBound as over:
-            logger.warning(
-                "mcpbridge: leaving out tool %r of server %r: its input schema %s", mcp_tool.name, server, over
-            )
+        schema = listed_schema(mcp_tool.input_schema, self._schema_bounds, server=server, tool=mcp_tool.name)
+        if schema is None:
             self._tools[key] = (mcp_tool, None)
             return None
         layering = self._layers.of(server, mcp_tool)

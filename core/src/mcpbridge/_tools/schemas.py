@@ -41,7 +41,7 @@ from referencing.jsonschema import DRAFT202012
 
 from mcpbridge._base.bounds import CONTAINERS, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds, nesting_problem
 from mcpbridge._tools.patterns import PATTERN_KEYWORDS, late_message, pattern_budget, precompile, shown
-from mcpbridge._tools.schema_cost import measure
+from mcpbridge._tools.schema_cost import SchemaOverBound, measure
 
 logger = logging.getLogger(__name__)
 
@@ -277,6 +277,25 @@ class ToolSchema:
             return bool(compiled.is_valid(arguments))
         except (ValueError, TypeError, OverflowError, RecursionError):  # not a JSON value: let jsonschema say so
             return False
+
+
+def listed_schema(schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str) -> ToolSchema | None:
+    """The `ToolSchema` of a listed tool's input schema; None, with one warning, when the
+    schema costs more than `bounds` and the tool is left out."""
+    try:
+        return ToolSchema(schema, bounds, server=server, tool=tool)
+    except SchemaOverBound as over:
+        logger.warning("mcpbridge: leaving out tool %r of server %r: its input schema %s", tool, server, over)
+        return None
+
+
+def model_schema(schema: dict[str, Any], *, server: str = "?", tool: str = "?") -> dict[str, Any] | None:
+    """The input schema to give a model for a tool of a session you opened yourself, as the
+    bridge gives its own tools': None (with one warning naming `server` and `tool`) when it
+    costs more than the default bounds, so leave the tool out; else the schema without the
+    `$ref`s LangChain cannot inline (any one makes every `bind_tools` raise). Nothing is fetched."""
+    checked = listed_schema(schema, SchemaBounds(), server=server, tool=tool)
+    return None if checked is None else checked.for_model
 
 
 def required_defaults(schema: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 from mcp.types import Tool
 
-from mcpbridge import ToolCallRequest, call_tool_checked, compose
+from mcpbridge import ToolCallRequest, call_tool_checked, compose, model_schema
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
 from mcpbridge_adapters.convert import MCPToolArtifact, _convert_call_tool_result, _handle_mcp_tool_error, field
 from mcpbridge_adapters.interceptors import legacy
@@ -52,8 +52,12 @@ def direct_tool(
     server_name: str | None,
     tool_name_prefix: bool,
     handle_tool_errors: bool,
-) -> BaseTool:
-    """`tool` called through `session` (or a new session of `connection` per call)."""
+) -> BaseTool | None:
+    """`tool` called through `session` (or a new session of `connection` per call); None,
+    with one warning, when its input schema costs more than mcpbridge gives a model."""
+    args_schema = model_schema(tool.input_schema, server=server_name or "?", tool=tool.name)
+    if args_schema is None:
+        return None
 
     async def call_tool(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> tuple[Any, Any]:
         context = CallbackContext(server_name=server_name or "unknown", tool_name=tool.name)
@@ -72,7 +76,9 @@ def direct_tool(
         return _convert_call_tool_result(await handler(request))
 
     name = f"{server_name}_{tool.name}" if tool_name_prefix and server_name else tool.name
-    return adapted_tool(StructuredTool, name, tool, call_tool, handle_tool_errors=handle_tool_errors)
+    return adapted_tool(
+        StructuredTool, name, tool, call_tool, handle_tool_errors=handle_tool_errors, args_schema=args_schema
+    )
 
 
 def _with_headers(connection: Connection, headers: Mapping[str, str] | None) -> Connection:

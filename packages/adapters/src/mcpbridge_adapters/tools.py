@@ -46,10 +46,11 @@ def convert_mcp_tool_to_langchain_tool(
     handle_tool_errors: bool = True,
 ) -> BaseTool:
     """One MCP tool as a LangChain tool calling through `session` (a client's shared one is
-    reached through its bridge), or through a new session of `connection` per call."""
+    reached through its bridge), or through a new session of `connection` per call. Raises
+    `ValueError` for a tool whose input schema is over mcpbridge's bounds (`model_schema`)."""
     if session is None and connection is None:
         raise ValueError(_NEITHER)
-    return direct_tool(
+    converted = direct_tool(
         requests_to(session) if session is not None else None,
         tool,
         connection=connection,
@@ -59,6 +60,12 @@ def convert_mcp_tool_to_langchain_tool(
         tool_name_prefix=tool_name_prefix,
         handle_tool_errors=handle_tool_errors,
     )
+    if converted is None:
+        raise ValueError(
+            f"MCP tool {tool.name!r} cannot be given to a model: its input schema costs more than "
+            "mcpbridge's schema bounds (the warning just logged says which)"
+        )
+    return converted
 
 
 async def load_mcp_tools(
@@ -90,7 +97,7 @@ async def load_mcp_tools(
             handle_tool_errors=handle_tool_errors,
         )
     tools: list[Any] = await list_pages(session, "list_tools", "tools")
-    return [
+    converted = (
         direct_tool(
             session,
             tool,
@@ -102,4 +109,5 @@ async def load_mcp_tools(
             handle_tool_errors=handle_tool_errors,
         )
         for tool in tools
-    ]
+    )
+    return [tool for tool in converted if tool is not None]  # a tool over the schema bounds is left out
