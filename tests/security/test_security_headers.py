@@ -379,6 +379,13 @@ def test_secret_values_lists_what_logs_must_hide() -> None:
     assert settings.secret_values() == {f"pw-{SECRET}", f"t-{SECRET}", f"k-{SECRET}", f"e-{SECRET}"}
 
 
+def test_a_secret_after_a_semicolon_in_a_url_is_a_known_secret_too() -> None:
+    """`redact_url` reads `;` as a parameter separator; the known secrets did not, so a token
+    after one was hidden in the URL but shown wherever else it appeared (a server echoing it)."""
+    settings = build_settings({"servers": {"w": {"url": f"http://h/mcp?page=2;token=t-{SECRET}#a=1;key=f-{SECRET}"}}})
+    assert settings.secret_values() == {f"t-{SECRET}", f"f-{SECRET}"}
+
+
 def test_toml_with_a_newline_in_an_env_token_fails_at_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("API_TOKEN", SECRET + "\n")
     config = tmp_path / "mcpbridge.toml"

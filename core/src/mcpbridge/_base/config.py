@@ -129,12 +129,9 @@ class ServerConfig(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _no_moved_key(cls, data: Any) -> Any:
-        return _no_moved_key(data, _MOVED_SERVER_KEYS, "server")
-
-    @model_validator(mode="before")
-    @classmethod
     def _fill_transport(cls, data: Any) -> Any:
+        """Refuse a key that moved to a plugin's table, then give the transport the keys imply."""
+        data = _no_moved_key(data, _MOVED_SERVER_KEYS, "server")
         if isinstance(data, Mapping) and data.get("transport") is None:
             data = dict(data)
             data["transport"] = (
@@ -382,8 +379,8 @@ def _url_secrets(url: str) -> list[str]:
     try:
         parts = urlsplit(url)
         found = [parts.password] if parts.password else []
-        for text in (parts.query, parts.fragment):
-            found += [value for name, value in parse_qsl(text) if value and SECRET_NAME.search(name)]
+        for text in (parts.query, parts.fragment):  # `;` separates too, as `redact_url` reads it
+            found += [value for name, value in parse_qsl(text.replace(";", "&")) if value and SECRET_NAME.search(name)]
     except ValueError:
         return []
     return found

@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _VALUE = re.compile(r"(?:[\x21-\x7e](?:[\x20\x09\x21-\x7e]*[\x21-\x7e])?)?")
-_NAME_MATCH = _NAME.fullmatch
-_VALUE_MATCH = _VALUE.fullmatch
 
 RESERVED_HEADERS = frozenset(
     {
@@ -69,7 +67,7 @@ def check_headers(server: str, headers: Mapping[str, str]) -> None:
         # same object when it removes nothing). Tabs inside a value take the regex.
         if type(value) is str and value.isascii() and value.isprintable() and value.strip(" ") is value:
             continue
-        if type(value) is not str or _VALUE_MATCH(value) is None:
+        if type(value) is not str or _VALUE.fullmatch(value) is None:
             raise _invalid(server, name, header_problem(name, value) or "invalid header value")
 
 
@@ -88,7 +86,7 @@ _MAX_GOOD_NAMES = 4096
 
 
 def _remember(name: object) -> bool:
-    if type(name) is not str or _NAME_MATCH(name) is None or name.lower() in RESERVED_HEADERS:
+    if type(name) is not str or _NAME.fullmatch(name) is None or name.lower() in RESERVED_HEADERS:
         return False
     if len(_good_names) < _MAX_GOOD_NAMES:
         _good_names.add(name)
@@ -103,7 +101,7 @@ def header_problem(name: object, value: object = None) -> str | None:
         return f"a header name is a {type(name).__name__}; header names must be text"
     if not name:
         return "a header name is empty"
-    if _NAME_MATCH(name) is None:
+    if _NAME.fullmatch(name) is None:
         shown = repr(name if len(name) <= 40 else name[:40] + "...")
         return (
             f"header name {shown} is not a valid HTTP header name "
@@ -118,7 +116,7 @@ def header_problem(name: object, value: object = None) -> str | None:
         return None
     if not isinstance(value, str):
         return f"the value of header {name!r} is a {type(value).__name__}; header values must be text"
-    if _VALUE_MATCH(value) is not None:
+    if _VALUE.fullmatch(value) is not None:
         return None
     return f"the value of header {name!r} {value_problem(value)}"
 

@@ -17,8 +17,7 @@ def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]
     `TYPE_CHECKING` for type checkers."""
 
     def __getattr__(name: str) -> Any:
-        home = homes.get(name)
-        if home is None:
+        if (home := homes.get(name)) is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(home), name)
         setattr(sys.modules[package], name, value)

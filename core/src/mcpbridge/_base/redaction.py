@@ -106,14 +106,10 @@ def secret_forms(secrets: Iterable[str]) -> list[str]:
         if not isinstance(secret, str):
             continue
         for form in (secret, secret.strip()):
-            if len(form) < _MIN_SECRET:
-                continue
-            forms.add(form)
-            forms.add(repr(form)[1:-1])
-            forms.add(repr(form.encode("utf-8", "backslashreplace"))[2:-1])
-        for word in secret.split():
-            if len(word) >= 8:  # the credential of "Bearer <token>" on its own
-                forms.add(word)
+            if len(form) >= _MIN_SECRET:
+                forms.update((form, repr(form)[1:-1], repr(form.encode("utf-8", "backslashreplace"))[2:-1]))
+        # each long word too: the credential of "Bearer <token>" on its own
+        forms.update(word for word in secret.split() if len(word) >= 8)
     return sorted(forms, key=len, reverse=True)
 
 

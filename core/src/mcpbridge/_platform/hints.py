@@ -35,8 +35,7 @@ def tool_hints(tool: Tool | None) -> ToolHints:
     """The hints of `tool` (all defaults for None or a tool without annotations); a tool that
     claims to be both read-only and destructive is read as destructive, not read-only and
     idempotent only if it says so."""
-    given = tool.annotations if tool is not None else None
-    if given is None:
+    if tool is None or (given := tool.annotations) is None:
         return _UNANNOTATED
     return _reading(given.read_only_hint, given.destructive_hint, given.idempotent_hint, given.open_world_hint)
 

@@ -73,8 +73,7 @@ def pause(
             DeprecationWarning,
             stacklevel=2,
         )
-    problem = pause_problem()
-    if problem is not None:
+    if (problem := pause_problem()) is not None:
         raise CannotPauseError(f"{purpose} needs to pause the agent for a person's answer, but {problem}: {PAUSE_FIX}")
     response_schema: Any = None
     if check is not None:

@@ -39,8 +39,7 @@ class ToolLayers:
     def of(self, server_name: str, tool: Tool) -> Layering:
         """The layering of `tool` of `server_name` (the same object for every tool it fits)."""
         picked = tuple(_applies(plugin, interceptor, server_name, tool) for plugin, interceptor in self._candidates)
-        layering = self._shared.get(picked)
-        if layering is None:
+        if (layering := self._shared.get(picked)) is None:
             chosen = [candidate for candidate, keep in zip(self._candidates, picked, strict=True) if keep]
             chain = (*dict.fromkeys(plugin for plugin, _ in chosen), CLAIMING)
             layering = self._shared[picked] = Layering(tuple(interceptor for _, interceptor in chosen), chain)

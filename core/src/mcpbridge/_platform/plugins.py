@@ -316,12 +316,10 @@ class PluginHost:
         return f"no plugin answered {what}; installed plugins that can: {', '.join(answering)}"
 
     def _parse(self, name: str) -> BaseModel | None:
-        model = self.declared(name).settings
-        if model is None:
+        if (model := self.declared(name).settings) is None:
             return None
         try:
-            section = self.settings.plugins.sections.get(name, {})
-            return model.model_validate(section, context={"servers": self.settings.servers})
+            return model.model_validate(self.config.section(name), context={"servers": self.settings.servers})
         except ValidationError as exc:
             where = f" in {self.settings.source}" if self.settings.source else ""
             problems = "; ".join(f"`plugins.{name}.{key}`: {message}" for key, message in validation_problems(exc))
