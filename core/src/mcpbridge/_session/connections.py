@@ -50,8 +50,6 @@ from mcpbridge._session.wire import request_problems, sendable_answers
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-_ANSWERING = frozenset(CALLBACKS)
-"""Client callbacks whose return value the client sends to the server."""
 _SHUTDOWN_GRACE = 5.0
 
 
@@ -109,15 +107,19 @@ class Connection:
         answers pass the wire checks (`sendable_answers`) and are counted (`InFlight.counting`)."""
         if isinstance(value, ModernOnly):
             return ModernOnly(self._wrapped(key, value.value))
-        if key in _ANSWERING:
+        if key in CALLBACKS:  # a callback whose return value the client sends to the server
             value = sendable_answers(value, self.name, self.max_argument_bytes)
         return self._in_flight.counting(key, value)
 
     @property
     def connected(self) -> bool:
         """True while a session is open and its transport has not ended."""
-        current = self._open
-        return current is not None and not current.ended.is_set()
+        return self._live() is not None
+
+    def _live(self) -> Link | None:
+        """The open session's transport, unless it has ended."""
+        link = self._open
+        return link if link is not None and not link.ended.is_set() else None
 
     async def session(self) -> ClientSession:
         """The live session, opening it first if needed."""
@@ -211,14 +213,12 @@ class Connection:
             await _end(owner)
 
     async def _current(self) -> Link:
-        current = self._open
-        if current is None or current.ended.is_set():
+        if (link := self._live()) is None:
             async with self._lock:
-                current = self._open
-                if current is None or current.ended.is_set():
+                if (link := self._live()) is None:
                     await self.aclose()
-                    current = self._open = await self._connect()
-        return current
+                    link = self._open = await self._connect()
+        return link
 
     async def request(
         self,
@@ -234,11 +234,8 @@ class Connection:
         `tool` (see `send_for`) or listing tools; what it raises is translated (`translate`). If
         the server says it forgot the session (it restarted), open a new one and send again,
         once: it never ran the first."""
-        again = False
-        while True:
-            link = self._open
-            if link is None or link.ended.is_set():
-                link = await self._current()
+        for again in (False, True):
+            link = self._live() or await self._current()  # an open session: no connect step to await
             token = call_headers.set(headers) if headers else None
             started = time.monotonic()
             try:
@@ -250,15 +247,14 @@ class Connection:
             finally:
                 if token is not None:
                     call_headers.reset(token)
-            if again:
-                raise ServerConnectionError(
-                    self.name, "the server refused a freshly opened session as unknown", name=tool, sent=False
-                )
-            again = True
-            logger.warning("mcpbridge: server %r forgot the session (restarted?); opening a new one", self.name)
-            async with self._lock:
-                if self._open is link:
-                    await self.aclose()
+            if not again:
+                logger.warning("mcpbridge: server %r forgot the session (restarted?); opening a new one", self.name)
+                async with self._lock:
+                    if self._open is link:
+                        await self.aclose()
+        raise ServerConnectionError(
+            self.name, "the server refused a freshly opened session as unknown", name=tool, sent=False
+        )
 
     async def _forget(self, link: Link, stalled: str | None = None) -> None:
         """Drop the broken session behind `link`; `stalled` says why when its transport is still
