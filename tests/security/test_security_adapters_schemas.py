@@ -91,3 +91,6 @@ async def test_tools_over_the_users_own_session_give_the_model_bounded_schemas(
     warned = [r.getMessage() for r in caplog.records if "leaving out tool" in r.getMessage()]
     for name in ("doubling", "chain", "huge"):
         assert any(f"tool {name!r}" in line for line in warned), (name, warned)
+    for line in warned:  # this session has no setting to raise: the warning names the real way out
+        assert "raise `max_schema" not in line, line
+        assert "through an MCPBridge with `max_schema_" in line, line

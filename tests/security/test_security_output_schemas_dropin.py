@@ -7,16 +7,22 @@ fails (a `RuntimeError` in its words) but in microseconds."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from typing import Any
 
+import mcp.types as types
 import pytest
+from mcp.client import Client
+from mcp.server.lowlevel import Server
 from mcpbridge_adapters.sessions import create_session
 from mcpbridge_adapters.tools import convert_mcp_tool_to_langchain_tool, load_mcp_tools
 
+from mcpbridge import MCPBridge, call_tool_checked
 from mcpbridge.testing import serve_http
 from tests.helpers import stdio_config
+from tests.security import costly_servers
 from tests.security.test_security_schemas import LoopWatch
 from tests.servers import shaped_results
 from tests.servers.shaped_results import EVIL_TEXT
@@ -68,3 +74,32 @@ async def test_tools_with_a_session_per_call_check_results_without_holding_the_l
         with pytest.raises(RuntimeError, match=BROKEN):
             await evil.ainvoke(call("evil"))
     assert watch.worst < 0.5, f"the event loop was held {watch.worst:.2f} s by an output schema's pattern"
+
+
+async def test_an_output_schema_over_the_bounds_names_the_way_out_of_each_path(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A result of a tool whose output schema costs more than the schema bounds goes back
+    unchecked, with one warning. Through a bridge the way out is its setting; on a session the
+    user opened (`call_tool_checked`, the drop-in's own sessions) there is no setting to raise,
+    and the warning said to raise one."""
+    tool = types.Tool(name="report", input_schema={"type": "object"}, output_schema=costly_servers.doubling(15))
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return types.CallToolResult(content=[], structured_content={"x": "a"})
+
+    server = Server("costly-outputs", on_list_tools=list_tools, on_call_tool=call_tool)
+    caplog.set_level(logging.WARNING, logger="mcpbridge")
+    async with Client(server, mode="legacy") as client:
+        result = await call_tool_checked(client.session, tool, {})
+    assert result.structured_content == {"x": "a"}
+    async with MCPBridge({"costly": {"transport": "inprocess", "server": server}}, plugins=[]) as bridge:
+        (report,) = await bridge.list_tools()
+        assert (await report.ainvoke(call("report"))).status == "success"
+    own, bridged = [r.getMessage() for r in caplog.records if "not checked against its output schema" in r.getMessage()]
+    assert "through an MCPBridge with `max_schema_refs` raised" in own, own
+    assert "raise `max_schema" not in own, own
+    assert "raise `max_schema_refs` if the server is trusted" in bridged, bridged

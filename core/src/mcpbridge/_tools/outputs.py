@@ -32,8 +32,9 @@ logger = logging.getLogger(__name__)
 class OutputChecks:
     """One server's output schemas, compiled once per schema a tool declares."""
 
-    def __init__(self, server: str, bounds: SchemaBounds, max_depth: int) -> None:
+    def __init__(self, server: str, bounds: SchemaBounds, max_depth: int, *, own_session: bool = False) -> None:
         self._server, self._bounds, self._max_depth = server, bounds, max_depth
+        self._own_session = own_session
         self._schemas: dict[str, tuple[dict[str, Any], ToolSchema | None]] = {}
 
     async def __call__(self, tool: Tool, result: CallToolResult) -> str | None:
@@ -60,7 +61,7 @@ class OutputChecks:
                 "mcpbridge: results of tool %r of server %r are not checked against its output schema: it %s",
                 name,
                 self._server,
-                over,
+                over.on_own_session() if self._own_session else over,
             )
             checks = None
         self._schemas[name] = (schema, checks)
@@ -90,7 +91,7 @@ async def call_tool_checked(
     except TypeError:  # a session-like object that cannot be weakly referenced
         checks = None
     if checks is None:
-        checks = OutputChecks(server or "?", SchemaBounds(), DEFAULT_MAX_ARGUMENT_DEPTH)
+        checks = OutputChecks(server or "?", SchemaBounds(), DEFAULT_MAX_ARGUMENT_DEPTH, own_session=True)
         with contextlib.suppress(TypeError):
             _OWN_SESSIONS[session] = checks
     if (problem := await checks(tool, result)) is not None:

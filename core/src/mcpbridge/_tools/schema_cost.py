@@ -36,12 +36,18 @@ class SchemaOverBound(Exception):
     """The schema costs more than one of its bounds."""
 
     def __init__(self, setting: str, limit: int, measured: str) -> None:
-        super().__init__(
-            f"{measured.format(f'{setting}={limit}')} (measured with its $refs inlined, as a model is given it; "
-            f"raise `{setting}` if the server is trusted)"
+        self.setting, self.limit = setting, limit
+        measure = measured.format(f"{setting}={limit}")
+        self.problem = f"{measure} (measured with its $refs inlined, as a model is given it)"
+        """What costs too much, without the way out."""
+        super().__init__(f"{self.problem}; raise `{setting}` if the server is trusted")
+
+    def on_own_session(self) -> str:
+        """The message for a session the user opened, which has the default bounds and no setting to raise."""
+        return (
+            f"{self.problem}; a session you opened has the default bounds: reach the server through an "
+            f"MCPBridge with `{self.setting}` raised if the server is trusted"
         )
-        self.setting = setting
-        self.limit = limit
 
 
 _Expansion = tuple[int, int, int]

@@ -279,13 +279,17 @@ class ToolSchema:
             return False
 
 
-def listed_schema(schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str) -> ToolSchema | None:
+def listed_schema(
+    schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str, own_session: bool = False
+) -> ToolSchema | None:
     """The `ToolSchema` of a listed tool's input schema; None, with one warning, when the
-    schema costs more than `bounds` and the tool is left out."""
+    schema costs more than `bounds` and the tool is left out (`own_session`: of a session the
+    user opened, whose way out is not a setting of its own)."""
     try:
         return ToolSchema(schema, bounds, server=server, tool=tool)
     except SchemaOverBound as over:
-        logger.warning("mcpbridge: leaving out tool %r of server %r: its input schema %s", tool, server, over)
+        why = over.on_own_session() if own_session else str(over)
+        logger.warning("mcpbridge: leaving out tool %r of server %r: its input schema %s", tool, server, why)
         return None
 
 
@@ -294,7 +298,7 @@ def model_schema(schema: dict[str, Any], *, server: str = "?", tool: str = "?") 
     bridge gives its own tools': None (with one warning naming `server` and `tool`) when it
     costs more than the default bounds, so leave the tool out; else the schema without the
     `$ref`s LangChain cannot inline (any one makes every `bind_tools` raise). Nothing is fetched."""
-    checked = listed_schema(schema, SchemaBounds(), server=server, tool=tool)
+    checked = listed_schema(schema, SchemaBounds(), server=server, tool=tool, own_session=True)
     return None if checked is None else checked.for_model
 
 
