@@ -2,7 +2,8 @@
 
 `summarize` asks through the SDK's `Resolve(Sample(...))`, which follows the negotiated
 protocol: on 2026-07-28 the request rides an `InputRequiredResult` round, on 2025-11-25 it
-is sent mid-call. The other tools build their rounds by hand (modern protocol only).
+is sent mid-call. `ask_times` asks mid-call (legacy protocol only); the other tools build
+their rounds by hand (modern protocol only).
 
 Run as `python -m tests.servers.sampling_server [stdio|streamable-http]`.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Any
 
+from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Resolve, Sample
 from mcp.types import (
@@ -119,6 +121,17 @@ def build() -> MCPServer:
                 request_state="ideas:" + "|".join(ideas),
             )
         return "ideas: " + ", ".join(ideas)
+
+    @server.tool()
+    async def ask_times(times: int, ctx: Context) -> str:
+        """Legacy protocol: asks the client's model `times` times mid-call, as servers written
+        before 2026-07-28 do; says how many were answered, and why the next one was not."""
+        for answered in range(times):
+            try:
+                await ctx.session.create_message(messages=[user("Another idea?")], max_tokens=5)
+            except MCPError as exc:
+                return f"answered {answered}; then refused: {exc.error.message}"
+        return f"answered {times}"
 
     return server
 

@@ -5,6 +5,7 @@ server's max tokens capped."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import mcpbridge_sampling
@@ -56,3 +57,34 @@ async def test_a_lower_request_than_the_cap_is_kept(recorder: RecordingChatModel
     await summarize(server_config("inprocess", "modern", ""), recorder, max_tokens=10_000)
     [(_, options)] = recorder.calls
     assert options["max_tokens"] == sampling_server.ASKED_MAX_TOKENS
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
+async def test_a_legacy_server_asks_at_most_max_requests_per_call(
+    transport: str, sampling_url: str, recorder: RecordingChatModel
+) -> None:
+    """Legacy requests name no call, so nothing counted them: a server could ask the model
+    without end during one call, or when no call of it ran. Each request now counts against
+    `max_requests` of a call in flight on its server; two calls at once have theirs each."""
+    async with MCPBridge(
+        {"notes": server_config(transport, "legacy", sampling_url)},
+        plugins=[mcpbridge_sampling],
+        plugin_settings={"sampling": {"model": recorder, "servers": ["notes"], "max_requests": 2}},
+    ) as bridge:
+        tools = {tool.name: tool for tool in await bridge.list_tools()}
+        ask = tools["ask_times"]
+        over = await ask.ainvoke(make_tool_call(ask, {"times": 5}))
+        assert len(recorder.calls) == 2
+        both = await asyncio.gather(*(ask.ainvoke(make_tool_call(ask, {"times": 2})) for _ in range(2)))
+        assert len(recorder.calls) == 6
+        session = await bridge.session("notes")  # a request of the user's own, not a tool call of the bridge
+        outside = await session.call_tool("ask_times", {"times": 1})
+    assert over.content[0]["text"].startswith("answered 2; then refused: mcpbridge: server 'notes' asked for sampling")
+    assert (
+        "more than 2 times in one call; refused (raise `max_requests` in [plugins.sampling]" in over.content[0]["text"]
+    )
+    assert [message.content[0]["text"] for message in both] == ["answered 2", "answered 2"]
+    assert outside.content[0].text.startswith(
+        "answered 0; then refused: mcpbridge: server 'notes' asked for sampling outside"
+    )
+    assert len(recorder.calls) == 6

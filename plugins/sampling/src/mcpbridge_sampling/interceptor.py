@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp.types import CreateMessageRequest, CreateMessageResult, TextContent
 
-from mcpbridge import RoundAnswerer, ToolCallError, ToolCallRequest, call_of
+from mcpbridge import RoundAnswerer, ToolCallError, ToolCallHandler, ToolCallRequest, call_of
 from mcpbridge_sampling.names import ARTIFACT_TYPE
 from mcpbridge_sampling.review import DECISION_SCHEMA, SAMPLING_REVIEW, review_details
 from mcpbridge_sampling.sampler import Draft, Refused, Sampler
@@ -33,6 +33,12 @@ class SamplingInterceptor(RoundAnswerer):
         self.sampler = sampler
         self._drafts: OrderedDict[tuple[str | None, ...], Draft] = OrderedDict()
         """Drafts shown to a person, by call and request (the oldest dropped)."""
+
+    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        if not self.sampler.settings.allows(request.server_name):  # not offered sampling: no budget to keep
+            return await super().__call__(request, handler)
+        with self.sampler.budgets.call(request.server_name):  # what a legacy server may ask during it
+            return await super().__call__(request, handler)
 
     async def _answer_round(self, request: ToolCallRequest, asked: dict[str, Any]) -> dict[str, Any]:
         answers = {key: await self._answer(request, key, asked_for) for key, asked_for in asked.items()}

@@ -16,6 +16,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from mcpbridge import describe
 from mcpbridge_sampling import semconv
+from mcpbridge_sampling.budgets import CallBudgets
 from mcpbridge_sampling.convert import Unsupported, call_options, to_messages, to_result, usage
 from mcpbridge_sampling.models import ModelChooser
 from mcpbridge_sampling.settings import Settings
@@ -52,6 +53,8 @@ class Sampler:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.chooser = ModelChooser(settings)
+        self.budgets = CallBudgets(settings.max_requests)
+        """What each call in flight may still ask mid-call (legacy protocol)."""
         self._tracer = trace.get_tracer(semconv.INSTRUMENTATION_NAME, _VERSION, settings.tracer_provider)
 
     def check_server(self, server_name: str) -> None:

@@ -51,7 +51,8 @@ class Settings(BaseModel):
     max_tokens: int = Field(default=1024, ge=1)
     """A cap on the tokens one answer may take; a server asking for more gets this many."""
     max_requests: int = Field(default=5, ge=1)
-    """Sampling requests one tool call may make (modern protocol) before it fails."""
+    """Sampling requests one tool call may make: a modern round past it fails the call; a
+    legacy server's request past it (or outside any tool call) is refused."""
     timeout: float = Field(default=60.0, gt=0)
     """Seconds one model call may take."""
     review: Literal["never", "always"] = "never"
