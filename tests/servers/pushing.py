@@ -37,6 +37,16 @@ def build() -> MCPServer:
         return f"the user chose {reply.action}"
 
     @server.tool()
+    async def ask_times(times: int, ctx: Context) -> str:
+        """Ask `times` times; say how many were answered, and why the next one was not."""
+        for answered in range(times):
+            try:
+                await ctx.elicit("Once more?", Sure)
+            except MCPError as exc:
+                return f"answered {answered}; then refused: {exc.error.message}"
+        return f"answered {times}"
+
+    @server.tool()
     async def sample(ctx: Context) -> str:
         """Ask the client's model."""
         message = SamplingMessage(role="user", content=TextContent(type="text", text="hi"))

@@ -69,6 +69,7 @@ from ._platform.installed import (
 from ._platform.interrupts import InterruptLike as InterruptLike, Question as Question, pause as pause
 from ._platform.plugins import PluginInfo as PluginInfo
 from ._platform.rounds import (
+    CallBudgets as CallBudgets,
     RoundAnswerer as RoundAnswerer,
     call_of as call_of,
     capability_of as capability_of,

@@ -5,6 +5,8 @@ it (`on_elicitation`); on the modern protocol, which cannot carry it, `mode = "l
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -52,6 +54,42 @@ async def test_legacy_with_on_elicitation_answers(server: dict[str, Any]) -> Non
     servers = {"s": {**server, "mode": "legacy"}}
     async with MCPBridge(servers, plugins=["elicitation"], plugin_settings=settings) as bridge:
         assert text(await bridge.call_tool("s", "ask")) == "the user chose decline"
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
+async def test_a_legacy_server_has_at_most_max_rounds_questions_answered_per_call(transport: str) -> None:
+    """Legacy questions name no call, so nothing counted them: a server could ask without end
+    during one call, or when no call of it ran. Each one now counts against `max_rounds` of a
+    call in flight on its server; two calls at once have theirs each."""
+    asked: list[str] = []
+
+    def accept(server_name: str, params: Any) -> types.ElicitResult:
+        asked.append(server_name)
+        return types.ElicitResult(action="accept", content={"sure": True})
+
+    with contextlib.ExitStack() as stack:
+        if transport == "inprocess":
+            server: dict[str, Any] = {"server": pushing.build()}
+        elif transport == "stdio":
+            server = STDIO
+        else:
+            server = {"url": stack.enter_context(serving(pushing.build().streamable_http_app()))}
+        settings = {"elicitation": {"on_elicitation": accept, "max_rounds": 2}}
+        servers = {"s": {**server, "mode": "legacy"}}
+        async with MCPBridge(servers, plugins=["elicitation"], plugin_settings=settings) as bridge:
+            over = await bridge.call_tool("s", "ask_times", {"times": 5})
+            assert len(asked) == 2
+            both = await asyncio.gather(*(bridge.call_tool("s", "ask_times", {"times": 2}) for _ in range(2)))
+            outside = await (await bridge.session("s")).call_tool(
+                "ask_times", {"times": 1}
+            )  # not a tool call of the bridge
+    assert text(over).startswith("answered 2; then refused: mcpbridge: server 's' asked for user input outside")
+    assert "more than `max_rounds` times in one call; refused (raise `max_rounds` in [plugins.elicitation]" in text(
+        over
+    )
+    assert [text(message) for message in both] == ["answered 2", "answered 2"]
+    assert outside.content[0].text.startswith("answered 0; then refused: mcpbridge: server 's' asked for user input")
+    assert len(asked) == 6
 
 
 @pytest.mark.parametrize(

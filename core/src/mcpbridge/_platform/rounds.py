@@ -13,8 +13,10 @@ with that round's `request_state`.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any, TypeAlias
 
@@ -118,3 +120,49 @@ class RoundAnswerer:
         fix = f" ({self.fix})" if self.fix else ""
         problem = f"made more than {self.max_requests} {self.capability} requests in one call; stopped{fix}"
         return ToolCallError.about(request, problem)
+
+
+class _Left:
+    """The requests one call may still make (compared by identity: two calls never collide)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+
+class CallBudgets:
+    """How many requests each call in flight may still make of the client, per server, for
+    the requests that name no call: a legacy-protocol server asks mid-call (`ctx.elicit`,
+    sampling), so a plugin that answers them keeps `call(server)` open around each call and
+    `charge(server)`s each request to the oldest call that has some left. A request when
+    none has, or when no call of that server is in flight, is the plugin's to refuse."""
+
+    def __init__(self, per_call: int) -> None:
+        self.per_call = per_call
+        self._open: dict[str, list[_Left]] = {}
+        self._lock = threading.Lock()  # a sync bridge's sessions run on a loop thread of their own
+
+    @contextmanager
+    def call(self, server: str) -> Iterator[None]:
+        """Keep a budget for one call on `server` while it runs."""
+        left = _Left(self.per_call)
+        with self._lock:
+            self._open.setdefault(server, []).append(left)
+        try:
+            yield
+        finally:
+            with self._lock:
+                calls = self._open[server]
+                calls.remove(left)
+                if not calls:
+                    del self._open[server]
+
+    def charge(self, server: str) -> bool:
+        """Take one request from the oldest call on `server` with some left; False when none has."""
+        with self._lock:
+            for left in self._open.get(server, ()):
+                if left.count > 0:
+                    left.count -= 1
+                    return True
+        return False

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from mcpbridge import Plugin, hookimpl, lazy_exports
+from mcpbridge import BridgeContext, Plugin, StashKey, hookimpl, lazy_exports
 from mcpbridge_elicitation.names import ARTIFACT_TYPE, LEGACY_FIX
 from mcpbridge_elicitation.settings import Settings
 
 if TYPE_CHECKING:
-    from mcpbridge import ToolCallInterceptor
+    from mcpbridge import CallBudgets, ToolCallInterceptor
     from mcpbridge_elicitation.answers import ELICITATION, PAYLOAD_TYPE, create_elicitation_resume
     from mcpbridge_elicitation.interceptor import ElicitationInterceptor
     from mcpbridge_elicitation.legacy import elicitation_callback as elicitation_callback
@@ -44,21 +44,34 @@ mcpbridge_plugin = Plugin(
 )
 
 
+BUDGETS = StashKey["CallBudgets"]()
+"""The legacy questions each call in flight may still have answered (`max_rounds`), shared by
+the interceptor, which keeps each call's budget, and the callbacks, which charge it."""
+
+
 @hookimpl
-def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
+def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[ToolCallInterceptor]:
     from mcpbridge_elicitation.interceptor import ElicitationInterceptor
 
-    return [ElicitationInterceptor(settings)]
+    return [ElicitationInterceptor(settings, _budgets(settings, config))]
 
 
 @hookimpl
-def mcpbridge_client_options(server_name: str, settings: Settings) -> Mapping[str, Any] | None:
+def mcpbridge_client_options(server_name: str, settings: Settings, config: BridgeContext) -> Mapping[str, Any] | None:
     if server_name in settings.skip_servers:
         return None
     from mcpbridge import ModernOnly
     from mcpbridge_elicitation.legacy import elicitation_callback
 
-    callback = elicitation_callback(server_name, settings.on_elicitation)
+    callback = elicitation_callback(server_name, settings.on_elicitation, _budgets(settings, config))
     # Without `on_elicitation`, only modern servers can be answered (through an interrupt):
     # a legacy server must not be told this client does elicitation.
     return {"elicitation_callback": callback if settings.on_elicitation else ModernOnly(callback)}
+
+
+def _budgets(settings: Settings, config: BridgeContext) -> CallBudgets:
+    if BUDGETS not in config.stash:
+        from mcpbridge import CallBudgets
+
+        config.stash[BUDGETS] = CallBudgets(settings.max_rounds)
+    return config.stash[BUDGETS]

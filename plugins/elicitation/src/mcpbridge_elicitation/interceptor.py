@@ -8,7 +8,7 @@ from typing import Any
 
 from mcp.types import ElicitRequest, ElicitResult, InputRequiredResult
 
-from mcpbridge import ToolCallError, ToolCallHandler, ToolCallRequest, capability_of, split_round
+from mcpbridge import CallBudgets, ToolCallError, ToolCallHandler, ToolCallRequest, capability_of, split_round
 from mcpbridge_elicitation.answers import ELICITATION, answers_schema, describe_requests
 from mcpbridge_elicitation.names import ARTIFACT_TYPE
 from mcpbridge_elicitation.settings import Settings
@@ -21,10 +21,18 @@ class ElicitationInterceptor:
     first round and earlier answers are replayed: work a server does before asking repeats.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, budgets: CallBudgets | None = None) -> None:
         self.settings = settings
+        self.budgets = budgets
+        """The legacy questions each call may still have answered (`max_rounds`), when given."""
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        if self.budgets is None or self.settings.on_elicitation is None:  # nothing answers legacy questions
+            return await self._answered(request, handler)
+        with self.budgets.call(request.server_name):
+            return await self._answered(request, handler)
+
+    async def _answered(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         result = await handler(request)
         if not isinstance(result, InputRequiredResult):
             return result  # the common case: the server did not ask

@@ -16,7 +16,8 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_rounds: int = Field(default=10, ge=1)
-    """Round trips one call may take (questions and continuations) before it fails."""
+    """Round trips one call may take (questions and continuations) before it fails; also the
+    questions a legacy server may have answered during one call (more are refused)."""
     backoff_initial: float = Field(default=0.1, ge=0)
     """Seconds before re-sending a continuation round (state only, no questions); doubles."""
     backoff_max: float = Field(default=2.0, ge=0)

@@ -14,9 +14,8 @@ from mcp.types import CreateMessageRequestParams, CreateMessageResult
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from mcpbridge import describe
+from mcpbridge import CallBudgets, describe
 from mcpbridge_sampling import semconv
-from mcpbridge_sampling.budgets import CallBudgets
 from mcpbridge_sampling.convert import Unsupported, call_options, to_messages, to_result, usage
 from mcpbridge_sampling.models import ModelChooser
 from mcpbridge_sampling.settings import Settings
