@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from mcp.types import InputRequiredResult
 
@@ -38,6 +37,7 @@ Answer: TypeAlias = Callable[[ToolCallRequest, Asked], Awaitable[Mapping[str, An
 """`(request, asked) -> {key: answer}`: answers every request in `asked`; it may raise (a
 `ToolCallError` to fail the call, a LangGraph interrupt to pause it)."""
 CallKey: TypeAlias = tuple[str, str, str, str | None]
+T = TypeVar("T")
 
 
 def capability_of(asked: Any) -> Capability | None:
@@ -134,7 +134,7 @@ class _Left:
 class CallBudgets:
     """How many requests each call in flight may still make of the client, per server, for
     the requests that name no call: a legacy-protocol server asks mid-call (`ctx.elicit`,
-    sampling), so a plugin that answers them keeps `call(server)` open around each call and
+    sampling), so a plugin that answers them runs each call through `during(server, call)` and
     `charge(server)`s each request to the oldest call that has some left. A request when
     none has, or when no call of that server is in flight, is the plugin's to refuse."""
 
@@ -143,14 +143,13 @@ class CallBudgets:
         self._open: dict[str, list[_Left]] = {}
         self._lock = threading.Lock()  # a sync bridge's sessions run on a loop thread of their own
 
-    @contextmanager
-    def call(self, server: str) -> Iterator[None]:
-        """Keep a budget for one call on `server` while it runs."""
+    async def during(self, server: str, call: Awaitable[T]) -> T:
+        """`await call`, one call on `server`, with a budget of its own while it runs."""
         left = _Left(self.per_call)
         with self._lock:
             self._open.setdefault(server, []).append(left)
         try:
-            yield
+            return await call
         finally:
             with self._lock:
                 calls = self._open[server]

@@ -4,6 +4,7 @@ re-call the tool with the person's answers, round after round."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 from mcp.types import ElicitRequest, ElicitResult, InputRequiredResult
@@ -26,11 +27,13 @@ class ElicitationInterceptor:
         self.budgets = budgets
         """The legacy questions each call may still have answered (`max_rounds`), when given."""
 
-    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+    def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Awaitable[Any]:
+        """The call's rounds answered; with `on_elicitation`, with the budget of the questions a
+        legacy server may ask during it. No frame of this method either way."""
+        answering = self._answered(request, handler)
         if self.budgets is None or self.settings.on_elicitation is None:  # nothing answers legacy questions
-            return await self._answered(request, handler)
-        with self.budgets.call(request.server_name):
-            return await self._answered(request, handler)
+            return answering
+        return self.budgets.during(request.server_name, answering)
 
     async def _answered(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         result = await handler(request)

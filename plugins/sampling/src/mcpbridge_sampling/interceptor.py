@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Coroutine
 from typing import Any
 
 from mcp.types import CreateMessageRequest, CreateMessageResult, TextContent
@@ -34,11 +35,13 @@ class SamplingInterceptor(RoundAnswerer):
         self._drafts: OrderedDict[tuple[str | None, ...], Draft] = OrderedDict()
         """Drafts shown to a person, by call and request (the oldest dropped)."""
 
-    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        if not self.sampler.settings.allows(request.server_name):  # not offered sampling: no budget to keep
-            return await super().__call__(request, handler)
-        with self.sampler.budgets.call(request.server_name):  # what a legacy server may ask during it
-            return await super().__call__(request, handler)
+    def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Coroutine[Any, Any, Any]:
+        """The rounds answered; for a server allowed to sample, with the budget of what it may
+        ask during the call on the legacy protocol. No frame of this method either way."""
+        answering = super().__call__(request, handler)
+        if not self.sampler.settings.allows(request.server_name):
+            return answering
+        return self.sampler.budgets.during(request.server_name, answering)
 
     async def _answer_round(self, request: ToolCallRequest, asked: dict[str, Any]) -> dict[str, Any]:
         answers = {key: await self._answer(request, key, asked_for) for key, asked_for in asked.items()}
