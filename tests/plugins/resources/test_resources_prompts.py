@@ -13,11 +13,7 @@ from typing import Any, TypeVar
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from mcp.server.lowlevel import Server
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.prompts.base import AssistantMessage, UserMessage
 from mcp.types import (
-    EmbeddedResource,
-    ImageContent,
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
@@ -26,7 +22,6 @@ from mcp.types import (
     Prompt,
     Resource,
     ResourceTemplate,
-    TextResourceContents,
 )
 from mcpbridge_cli import main
 from mcpbridge_resources import get_prompt, get_resources, list_prompts, list_resource_templates, list_resources
@@ -35,47 +30,10 @@ from mcpbridge import MCPBridge, ServerConnectionError, ServerRequestError
 from mcpbridge.testing import serve_http
 from tests.helpers import stdio_config
 from tests.helpers.thirdparty import EVERYTHING, need, node_stdio
+from tests.servers.docs import PNG, build
 
 T = TypeVar("T")
-HERE = "tests.plugins.resources.test_resources_prompts"
-PNG = b"\x89PNG\r\n\x1a\n-not-really-an-image"
-
-
-def build() -> MCPServer:
-    server = MCPServer("docs", version="1.2.3", title="Docs server", instructions="Read README first.")
-
-    @server.resource("file:///readme.txt", mime_type="text/plain")
-    def readme() -> str:
-        return "hello from the readme"
-
-    @server.resource("data://logo.png", mime_type="image/png")
-    def logo() -> bytes:
-        return PNG
-
-    @server.resource("greeting://{name}")
-    def greeting(name: str) -> str:
-        return f"Hello, {name}!"
-
-    @server.prompt()
-    def review(code: str, strict: str = "no") -> list[Any]:
-        """Review some code."""
-        return [
-            UserMessage(f"Review this (strict={strict}):\n{code}"),
-            AssistantMessage("Looks fine; one question."),
-            UserMessage(ImageContent(type="image", data=base64.b64encode(PNG).decode(), mime_type="image/png")),
-            UserMessage(
-                EmbeddedResource(
-                    type="resource",
-                    resource=TextResourceContents(uri="file:///style.md", mime_type="text/markdown", text="Be kind."),
-                )
-            ),
-        ]
-
-    @server.tool()
-    def noop() -> str:
-        return "ok"
-
-    return server
+HERE = "tests.servers.docs"
 
 
 async def check_everything_ours(bridge: MCPBridge) -> None:
@@ -134,9 +92,7 @@ async def test_resources_prompts_and_info_over_http(mode: str) -> None:
 
 
 async def test_resources_prompts_and_info_over_stdio() -> None:
-    async with MCPBridge(
-        {"docs": stdio_config("tests.plugins.resources.test_resources_prompts")}, plugins=[]
-    ) as bridge:
+    async with MCPBridge({"docs": stdio_config(HERE)}, plugins=[]) as bridge:
         await check_everything_ours(bridge)
 
 
@@ -298,7 +254,3 @@ async def test_the_deprecated_methods_forward_to_the_plugin(monkeypatch: pytest.
             pytest.raises(ImportError, match="pip install mcpbridge-resources"),
         ):
             await bridge.list_prompts("docs")
-
-
-if __name__ == "__main__":
-    build().run()
