@@ -1,13 +1,11 @@
 """Content blocks and error messages a model provider accepts: image resources as `image`
 blocks, MCP annotations kept, a placeholder for an error without text, LangChain's
 `handle_tool_error` contract with the bridge-wide `handle_tool_errors` switch, and one
-`${NAME}` rule for the config file and Python dicts. Against a real server (this module runs
-it over stdio too)."""
+`${NAME}` rule for the config file and Python dicts. Against a real server
+(`tests.servers.content`, also over stdio)."""
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,65 +13,12 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import ToolException
-from mcp.server.mcpserver import MCPServer
-from mcp.types import (
-    Annotations,
-    BlobResourceContents,
-    CallToolResult,
-    EmbeddedResource,
-    ResourceLink,
-    TextContent,
-)
 
 from mcpbridge import ConfigError, MCPBridge, MCPToolError, ToolCallError, load_settings, testing
+from tests.servers.content import PNG, build
 
-PNG = "iVBORw0KGgo="
 ROOT = Path(__file__).resolve().parents[2]
-NOTE = Annotations(audience=["user"], priority=0.25, last_modified="2026-11-30T12:00:00Z")
-
-
-def build() -> MCPServer:
-    server = MCPServer("content")
-
-    @server.tool(structured_output=False)
-    def images() -> list[object]:
-        """Images by link and embedded, a PDF, and annotated text."""
-        return [
-            ResourceLink(type="resource_link", uri="https://cdn.example/cat.png", name="cat", mime_type="image/png"),
-            EmbeddedResource(
-                type="resource", resource=BlobResourceContents(uri="memo://jpeg", blob=PNG, mime_type="IMAGE/JPEG")
-            ),
-            EmbeddedResource(
-                type="resource",
-                resource=BlobResourceContents(uri="memo://pdf", blob=PNG, mime_type="application/pdf"),
-                annotations=NOTE,
-            ),
-            ResourceLink(type="resource_link", uri="file:///tmp/a.bin", name="a", annotations=Annotations(priority=1)),
-            TextContent(type="text", text="for the user", annotations=NOTE),
-            TextContent(type="text", text="plain"),
-        ]
-
-    @server.tool()
-    def silent_failure() -> CallToolResult:
-        """Fails with no content at all."""
-        return CallToolResult(content=[], is_error=True, structured_content={"code": 7})
-
-    @server.tool()
-    def blank_failure() -> CallToolResult:
-        """Fails with an empty text."""
-        return CallToolResult(content=[TextContent(type="text", text="  ")], is_error=True)
-
-    @server.tool()
-    def getenv(name: str) -> str:
-        """The server process's environment variable `name`."""
-        return os.environ.get(name, "(unset)")
-
-    @server.tool()
-    def fail(why: str) -> CallToolResult:
-        """Fails with a message."""
-        return CallToolResult(content=[TextContent(type="text", text=why)], is_error=True)
-
-    return server
+SERVER = "tests.servers.content"
 
 
 @pytest.fixture(params=["inprocess", "stdio", "http"])
@@ -81,7 +26,7 @@ def content_server(request: pytest.FixtureRequest) -> Iterator[Any]:
     if request.param == "inprocess":
         yield build()
     elif request.param == "stdio":
-        yield testing.stdio_config("tests.core.test_content_and_errors", cwd=str(ROOT))
+        yield testing.stdio_config(SERVER, cwd=str(ROOT))
     else:
         with testing.serving(build()) as url:
             yield {"url": url}
@@ -291,14 +236,8 @@ def test_env_expansion_is_one_rule_for_the_file_and_python(tmp_path: Path, monke
 
 async def test_expanded_env_reaches_a_stdio_server(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCPB_GREETING", "hello")
-    config = testing.stdio_config(
-        "tests.core.test_content_and_errors", cwd=str(ROOT), env={"GREETING": "${MCPB_GREETING}", "RAW": "$${X}"}
-    )
+    config = testing.stdio_config(SERVER, cwd=str(ROOT), env={"GREETING": "${MCPB_GREETING}", "RAW": "$${X}"})
     async with MCPBridge({"content": config}, plugins=[]) as bridge:
         getenv = (await tools_of(bridge))["getenv"]
         seen = [(await getenv.ainvoke({"name": name}))[0]["text"] for name in ("GREETING", "RAW")]
     assert seen == ["hello", "${X}"]
-
-
-if __name__ == "__main__":
-    build().run(sys.argv[1] if len(sys.argv) > 1 else "stdio")
