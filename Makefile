@@ -21,9 +21,18 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/mcpbridge demo $(ARGS)
 
+# The tests that share nothing timed run on $(WORKERS) workers, a file per worker; then the
+# `serial` ones (they measure time, or share Redis or PostgreSQL) run alone. Both always run;
+# a selection with no test of one kind is fine (pytest's exit 5). MARK selects by marker in
+# both (`make test MARK="not slow"`); PYTEST_ARGS goes to both as it is.
+WORKERS ?= 2
+MARK ?=
 test: $(STAMP) thirdparty
 	@bash tests/adapters/upstream/install.sh || echo "PyPI unreachable: the tests/adapters/upstream tier will be skipped"
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	status=0; \
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile -m "not serial$(if $(MARK), and ($(MARK)))" $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	$(BIN)/python -m pytest -m "serial$(if $(MARK), and ($(MARK)))" $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	exit $$status
 
 # Real third-party MCP servers for tests/thirdparty (needs node; skipped with a note without it).
 thirdparty:

@@ -17,6 +17,8 @@ from langchain_core.tools import ToolException
 from mcpbridge import ConfigError, MCPBridge, MCPToolError, ToolCallError, load_settings, testing
 from tests.servers.content import PNG, build
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = "tests.servers.content"
 

@@ -22,6 +22,8 @@ from mcpbridge import MCPBridge
 from mcpbridge.testing import serving, stdio_config
 from tests.servers import hinting
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 TTL_MS = 1500
 HOUR_MS = 3_600_000
 TRANSPORTS = ["inprocess", "stdio", "http"]

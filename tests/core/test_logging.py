@@ -23,6 +23,8 @@ from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
 from tests.helpers import stdio_config
 from tests.helpers.thirdparty import EVERYTHING, need, node_stdio
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 LOGGER = "mcpbridge.server.docs"
 HOSTILE = "%s %(x)s %d\nFORGED mcpbridge: CRITICAL all is lost"
 

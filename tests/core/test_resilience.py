@@ -18,6 +18,8 @@ from mcpbridge.testing import serve_http, serving
 from tests.helpers import stdio_config
 from tests.servers import basic, raw_jsonrpc
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 RAW_STDIO = stdio_config("tests.servers.raw_jsonrpc", mode="legacy")
 
 

@@ -18,6 +18,8 @@ from mcp.types import CONNECTION_CLOSED, INTERNAL_ERROR, TextContent
 
 from mcpbridge._session.stdio import StdioTransport
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 ROOT = str(Path(__file__).resolve().parents[2])
 MB = 1_000_000
 

@@ -25,6 +25,8 @@ from tests.helpers import stdio_config
 from tests.security import costly_servers, hostile_servers
 from tests.security.listeners import Listener, listening
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 LISTED = {"tree", "rows", "dangling", "echo"}
 """The bomb server's tools within the default schema bounds."""
 

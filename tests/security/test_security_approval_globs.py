@@ -17,6 +17,8 @@ from mcpbridge import MCPBridge
 from tests.plugins.approval import approval_servers
 from tests.security.test_security_schemas import LoopWatch
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 RULES = {
     "rules": [
         {"tool": "read_file", "approval": "require", "when": [{"argument": "path", "glob": "**/*secret*"}]},

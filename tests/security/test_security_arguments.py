@@ -20,6 +20,8 @@ from mcpbridge.testing import serving
 from tests.helpers import stdio_config
 from tests.security import hostile_servers
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 CALL_LIMIT_S = 10
 MODULE = "tests.security.hostile_servers"
 

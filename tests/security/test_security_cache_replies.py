@@ -28,6 +28,8 @@ from mcpbridge import ConfigError, MCPBridge
 from mcpbridge.testing import make_tool_call
 from tests.helpers import service_url
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 SECRET = "test-cache-secret-replies"
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False)

@@ -8,11 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 import mcpbridge_cache
+import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from mcpbridge import MCPBridge
 from tests.security.test_security_schemas import LoopWatch
+
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
 
 CALLS: list[str] = []
 

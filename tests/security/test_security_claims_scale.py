@@ -20,6 +20,8 @@ from mcpbridge.testing import make_agent, tool_call_turn
 from tests.servers import counting
 from tests.workers.test_claims_inprocess import Providing, paused
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 OWNER = "host:4242:0123456789ab"
 
 

@@ -10,11 +10,14 @@ import asyncio
 from typing import Any
 
 import mcpbridge_events
+import pytest
 from langchain.tools import ToolRuntime
 from mcp.server.mcpserver import Context, MCPServer
 
 from mcpbridge import MCPBridge
 from tests.security.test_security_schemas import LoopWatch
+
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
 
 IN_FLIGHT = 8
 

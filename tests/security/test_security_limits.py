@@ -12,6 +12,8 @@ import pytest
 from mcpbridge import MCPBridge
 from tests.helpers import stdio_config
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 def text(message: Any) -> str:
     content = message.content

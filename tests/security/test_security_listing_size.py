@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from mcpbridge import MCPBridge
 from tests.helpers import stdio_config
 from tests.security.test_security_schema_bombs import collector_paused
 from tests.security.test_security_schemas import LoopWatch, call, text
+
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
 
 __all__ = ["collector_paused"]  # autouse: the collector's full passes stay out of the measure
 

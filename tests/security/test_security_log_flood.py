@@ -28,6 +28,8 @@ from mcpbridge.testing import make_agent, tool_call_turn
 from tests.helpers import stdio_config
 from tests.security import log_flood_server
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 SMALL, LARGE = 2_000, 10_000
 BIG_LINE = 1_000_000
 MAX_UPDATES, MAX_TEXT = 200, 4096

@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 
 import mcpbridge_otel
+import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcpbridge_otel.attributes import TEXT_LIMIT
 
 from mcpbridge import MCPBridge
 from tests.helpers.telemetry import Telemetry, telemetry, telemetry_session
 from tests.security.test_security_schemas import LoopWatch
+
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
 
 __all__ = ["telemetry", "telemetry_session"]
 

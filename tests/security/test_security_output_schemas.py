@@ -22,6 +22,8 @@ from tests.security.test_security_schemas import LoopWatch
 from tests.servers import shaped_results
 from tests.servers.shaped_results import EVIL, EVIL_TEXT
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 TRANSPORTS = ["inproc", "stdio", "http", "sse"]
 
 

@@ -27,6 +27,8 @@ from tests.security.test_security_schemas import LoopWatch
 from tests.servers import shaped_results
 from tests.servers.shaped_results import EVIL_TEXT
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 @pytest.fixture(params=["stdio", "http", "sse"])
 def connection(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:

@@ -16,7 +16,10 @@ from langchain_core.messages import ToolMessage
 from mcpbridge import MCPBridge, ServerConnectionError
 from mcpbridge.testing import stdio_config
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups (Windows: a job object)")
+pytestmark = [
+    pytest.mark.serial,
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups (Windows: a job object)"),
+]
 
 SERVER = """
 import os, subprocess

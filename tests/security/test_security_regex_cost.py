@@ -30,6 +30,8 @@ from mcpbridge._tools.schemas import schema_problems, server_schema_validator
 from mcpbridge.testing import make_server
 from tests.security.test_security_schemas import LoopWatch
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 SIZES = (30_000, 60_000)
 LINE = 60_000
 LAST_WORDS = "goodbye: the server gives up"

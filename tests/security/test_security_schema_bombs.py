@@ -29,6 +29,8 @@ from tests.helpers import stdio_config
 from tests.security import costly_servers, hostile_servers
 from tests.security.test_security_schemas import LoopWatch, call, text
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 MODULE = "tests.security.costly_servers"
 LISTED = {"tree", "rows", "dangling", "echo"}
 

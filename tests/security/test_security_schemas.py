@@ -25,6 +25,8 @@ from tests.helpers import stdio_config
 from tests.security import hostile_servers
 from tests.security.listeners import Listener, listening
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 CALL_LIMIT_S = 10
 COSTLY = "(a|b)*a(a|b){200}"
 """Linear on RE2, but on its slow path ~600 steps a byte: ~3 s for 1 MB."""

@@ -16,6 +16,8 @@ from langchain_core.messages import ToolMessage
 from mcpbridge import MCPBridge, ServerConnectionError
 from mcpbridge.testing import stdio_config
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 TIMEOUT_S = 2
 SLACK_S = 4
 """Beyond the timeout, for a loaded 2-core machine; the old code took ~7 s for the big call

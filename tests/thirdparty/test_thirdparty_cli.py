@@ -24,7 +24,7 @@ from tests.helpers.thirdparty import EVERYTHING, HERE, node_stdio
 CLI = [sys.executable, "-m", "mcpbridge_cli"]
 SLOW = HERE / "servers" / "slow_server.py"
 
-pytestmark = pytest.mark.slow  # each test starts servers (and the CLI) of its own
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # each test starts servers (and the CLI) of its own
 
 
 def config(tmp_path: Path, *top: str, **servers: dict[str, Any]) -> Path:

@@ -17,6 +17,8 @@ from tests.helpers.thirdparty import NodeHTTPServer, free_port
 
 from .support import invoke, text, tools_of
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 async def test_everything_restarted_next_call_succeeds(everything_http: NodeHTTPServer) -> None:
     async with MCPBridge({"ev": everything_http.config}, plugins=[], timeout=10) as bridge:

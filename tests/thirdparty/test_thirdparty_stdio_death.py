@@ -16,6 +16,8 @@ from tests.helpers.thirdparty import CURRENT, LEGACY, kill, stdio_pid
 
 from .support import eventually, invoke, structured, text
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 async def killed_while_idle(
     config: dict[str, Any], marker: str, first: tuple[str, dict[str, Any]], then: tuple[str, dict[str, Any]]

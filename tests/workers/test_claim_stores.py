@@ -14,6 +14,8 @@ from mcpbridge_claims import PostgresClaims, RedisClaims, Settings
 from mcpbridge import ConfigError, MCPBridge
 from tests.helpers import service_url
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 Store = PostgresClaims | RedisClaims
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from tests.helpers.workers import Worker
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 APPROVE = {"type": "approve"}
 CONFIRM = {"confirm": {"action": "accept", "content": {"sure": True}}}
 

@@ -14,6 +14,8 @@ from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 
 from . import approval_servers
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 @pytest.fixture
 async def server_tools() -> dict[str, Tool]:

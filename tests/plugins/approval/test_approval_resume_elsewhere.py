@@ -20,6 +20,8 @@ from tests.helpers import ROOT
 from . import approval_servers
 from .approval_servers import ran
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 WORKER = Path(__file__).with_name("resume_worker.py")
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from mcpbridge_cli import main
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 def write(tmp_path: Path, cache: str, rules: str = "") -> str:
     config = tmp_path / "mcpbridge.toml"

@@ -17,6 +17,8 @@ from mcpbridge.testing import make_runtime
 from tests.helpers.cache import READS, BridgeMaker, cache_entries, call, text
 from tests.servers.answering import Answering, pick_a_date
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 async def test_nothing_is_cached_without_rules(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
     """Read-only means no side effects, not the same answer next time: caching is opt-in."""

@@ -23,6 +23,8 @@ from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 WORKER = Path(__file__).with_name("flight_worker.py")
 Read = Callable[[], Awaitable[str | bytes | None]]
 

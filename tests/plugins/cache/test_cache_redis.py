@@ -24,6 +24,8 @@ from mcpbridge import ConfigError, MCPBridge
 from mcpbridge.testing import make_runtime
 from tests.helpers.cache import READS, SECRET, BridgeMaker, cache_entries, call, text
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 async def entry_keys(redis: Redis, namespace: str) -> list[str]:
     """The entry keys (not generation counters nor flight locks) of the test's namespace."""

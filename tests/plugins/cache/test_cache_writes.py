@@ -20,6 +20,8 @@ from mcpbridge import MCPBridge, ToolCallRequest
 from mcpbridge.testing import make_runtime
 from tests.helpers.cache import READ_ONLY, cache_entries, call, text
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 WRITE = ToolAnnotations(destructive_hint=False)
 """A known write that destroys nothing (still not read-only)."""
 

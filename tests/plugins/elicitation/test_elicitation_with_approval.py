@@ -11,6 +11,7 @@ from typing import Any
 
 import mcpbridge_approval
 import mcpbridge_elicitation
+import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -25,6 +26,8 @@ from tests.helpers import ROOT
 
 from . import elicit_servers
 from .elicit_servers import EFFECTS
+
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
 
 WORKER = Path(__file__).with_name("resume_worker.py")
 CONFIG = {"configurable": {"thread_id": "both"}}

@@ -27,6 +27,8 @@ from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 
 from .events_support import USER, agent, ask, build_server
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 
 def read_events(
     url: str,

@@ -13,6 +13,8 @@ from mcpbridge import MCPBridge
 from mcpbridge.testing import make_runtime, make_tool_call
 from tests.helpers.headers import RecordingServer
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 CALLS = 200
 
 

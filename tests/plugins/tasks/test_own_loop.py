@@ -20,6 +20,8 @@ from mcpbridge import MCPBridge
 from mcpbridge.testing import make_agent, tool_call_turn
 from tests.servers.tasks_server import build
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 KEY = ((mcpbridge_tasks.NAMESPACE, "t1"), "call-1")
 
 

@@ -28,6 +28,8 @@ from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 from mcpbridge.testing import make_agent, make_runtime, serve_http, stdio_config, tool_call_turn
 from tests.servers.tasks_server import build
 
+pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
+
 SERVER = Path(__file__).resolve().parents[2] / "servers" / "tasks_server.py"
 WORKER = Path(__file__).resolve().parent / "worker.py"
 
