@@ -4,12 +4,16 @@ test_elicitation.py there), against the drop-in."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import sys
 from typing import Any
 
 import pytest
 from langchain_core.documents.base import Blob
 from langchain_core.messages import AIMessage
 from mcp.types import ElicitRequestParams, ElicitResult
+from mcpbridge_adapters.answering import MAX_REQUESTS
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks
 from mcpbridge_adapters.prompts import load_mcp_prompt
 from mcpbridge_adapters.resources import load_mcp_resources
@@ -19,7 +23,9 @@ from mcpbridge_adapters.tools import load_mcp_tools
 from mcpbridge import ServerRequestError
 from mcpbridge.testing import serving
 from tests.adapters import servers
+from tests.helpers import ROOT
 from tests.helpers.adapters import stdio_connection
+from tests.servers import pushing
 
 
 def _two_servers(make_client: Any) -> Any:
@@ -141,6 +147,42 @@ async def test_elicitation_callback_next_to_the_installed_elicitation_plugin(
         await client.aclose()
     assert (message.status, message.content[0]["text"]) == ("success", "booked green on 2030-01-02")
     assert asked == ["Which date should I book?"]
+
+
+@pytest.mark.parametrize("transport", ["in_process", "stdio", "http", "sse"])
+async def test_a_legacy_server_has_at_most_ten_questions_answered_per_call(make_client: Any, transport: str) -> None:
+    """A legacy server's questions name no call, and nothing counted them: it could keep
+    `on_elicitation` (a person, a model) asking without end during one call, or when no call
+    of it ran. Each one now counts against `MAX_REQUESTS` of a call in flight on its server;
+    two calls at once have theirs each."""
+    asked: list[str] = []
+
+    async def on_elicitation(mcp_context: Any, params: ElicitRequestParams, context: CallbackContext) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"sure": True})
+
+    with contextlib.ExitStack() as stack:
+        connection: dict[str, Any] = {"transport": transport, "mode": "legacy"}
+        if transport == "in_process":
+            connection["server"] = pushing.build()
+        elif transport == "stdio":
+            connection.update(command=sys.executable, args=["-m", "tests.servers.pushing"], cwd=str(ROOT))
+        elif transport == "http":
+            connection["url"] = stack.enter_context(serving(pushing.build().streamable_http_app()))
+        else:
+            connection["url"] = stack.enter_context(serving(pushing.build().sse_app())).removesuffix("/mcp") + "/sse"
+        client = make_client({"s": connection}, callbacks=Callbacks(on_elicitation=on_elicitation))
+        ask_times = {tool.name: tool for tool in await client.get_tools()}["ask_times"]
+        over = await ask_times.ainvoke({"times": MAX_REQUESTS + 2})
+        assert len(asked) == MAX_REQUESTS
+        both = await asyncio.gather(*(ask_times.ainvoke({"times": MAX_REQUESTS}) for _ in range(2)))
+        outside = await (await client.bridge.session("s")).call_tool("ask_times", {"times": 1})  # no call of ours
+        await client.aclose()
+    refused = f"mcpbridge: server 's' asked more than {MAX_REQUESTS} questions in one tool call, or outside its"
+    assert over[0]["text"] == f"answered {MAX_REQUESTS}; then refused: {refused} tool calls; refused"
+    assert [message[0]["text"] for message in both] == [f"answered {MAX_REQUESTS}"] * 2
+    assert outside.content[0].text == f"answered 0; then refused: {refused} tool calls; refused"
+    assert len(asked) == 3 * MAX_REQUESTS
 
 
 async def test_a_session_opened_elsewhere(math_url: str) -> None:

@@ -2,21 +2,35 @@
 session would. It is given to the bridge as an object (next to the installed plugins) and
 declares that it answers elicitation, so the bridge takes that capability from any
 installed plugin that answers it too (the elicitation plugin's interrupts then never see a
-question `on_elicitation` can answer)."""
+question `on_elicitation` can answer).
+
+A legacy server's question names no call, so each one is charged to a call in flight on its
+server (`CallBudgets`): at most `MAX_REQUESTS` per call, none when no call of the bridge runs
+there. A server cannot keep `on_elicitation` (a person, a model) busy without end."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from mcp.client.session import ClientRequestContext
-from mcp.types import INTERNAL_ERROR, ElicitRequestParams, ElicitResult, ErrorData
+from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, ElicitRequestParams, ElicitResult, ErrorData
 
-from mcpbridge import Plugin, RoundAnswerer, ToolCallInterceptor, ToolCallRequest, describe, hookimpl
+from mcpbridge import (
+    CallBudgets,
+    Plugin,
+    RoundAnswerer,
+    ToolCallHandler,
+    ToolCallInterceptor,
+    ToolCallRequest,
+    describe,
+    hookimpl,
+)
 from mcpbridge_adapters.callbacks import CallbackContext, ElicitationCallback
 
 MAX_REQUESTS = 10
-"""Questions one call may ask `on_elicitation` (the mcp SDK's limit) before it fails."""
+"""Questions one call may ask `on_elicitation` (the mcp SDK's limit) before it fails: in
+rounds (modern servers) or mid-call (legacy ones, whose further questions are refused)."""
 
 
 class Answering:
@@ -34,16 +48,20 @@ class Answering:
         server asks about when there is just one."""
         self.on_elicitation = on_elicitation
         self.in_flight = in_flight
+        self.budgets = CallBudgets(MAX_REQUESTS)
 
     @hookimpl
     def mcpbridge_interceptors(self) -> list[ToolCallInterceptor]:
-        return [RoundAnswerer("elicitation", self._round, max_requests=MAX_REQUESTS)]
+        return [self._budgeted, RoundAnswerer("elicitation", self._round, max_requests=MAX_REQUESTS)]
 
     @hookimpl
     def mcpbridge_client_options(self, server_name: str) -> Mapping[str, Any]:
         async def answer(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
             running = {request.name for request in self.in_flight(server_name)}
             tool_name = running.pop() if len(running) == 1 else None
+            if not self.budgets.charge(server_name):
+                refused = f"asked more than {MAX_REQUESTS} questions in one tool call, or outside its tool calls"
+                return ErrorData(code=INVALID_REQUEST, message=f"mcpbridge: server {server_name!r} {refused}; refused")
             try:
                 reply = await self.on_elicitation(None, params, CallbackContext(server_name, tool_name))
                 return ElicitResult.model_validate(reply)
@@ -51,6 +69,10 @@ class Answering:
                 return ErrorData(code=INTERNAL_ERROR, message=f"mcpbridge: on_elicitation failed: {describe(exc)}")
 
         return {"elicitation_callback": answer}
+
+    def _budgeted(self, request: ToolCallRequest, handler: ToolCallHandler) -> Awaitable[Any]:
+        """The call, with the budget of the questions a legacy server may ask during it."""
+        return self.budgets.during(request.server_name, handler(request))
 
     async def _round(self, request: ToolCallRequest, asked: dict[str, Any]) -> dict[str, Any]:
         context = CallbackContext(server_name=request.server_name, tool_name=request.name)
