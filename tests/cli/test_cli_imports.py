@@ -1,5 +1,6 @@
 """`mcpbridge --help`, `--version` and `plugins` answer at once: they import none of the
-heavy dependencies (mcp, LangChain, LangGraph, httpx), which take seconds; plugin commands
+heavy dependencies (mcp, LangChain, LangGraph, httpx), which take seconds, nor asyncio and
+ssl (~40 ms, which a claim store's module once brought in at plugin load); plugin commands
 come from entry-point metadata, and plugins import their heavy modules inside their hooks.
 What is imported is pinned here, not how long it takes."""
 
@@ -11,7 +12,7 @@ import sys
 
 import pytest
 
-HEAVY = ("mcp", "langchain_core", "langchain", "langgraph", "httpx", "httpx2")
+HEAVY = ("mcp", "langchain_core", "langchain", "langgraph", "httpx", "httpx2", "asyncio", "ssl")
 
 PROBE = """
 import json, sys

@@ -7,10 +7,19 @@ ttl = 604800                       # seconds a claim is kept
 
 from __future__ import annotations
 
-from mcpbridge import Plugin, hookimpl
-from mcpbridge_claims.postgres_store import PostgresClaims
-from mcpbridge_claims.redis_store import RedisClaims
+from typing import TYPE_CHECKING
+
+from mcpbridge import Plugin, hookimpl, lazy_exports
 from mcpbridge_claims.settings import Settings, is_postgres, where
+
+if TYPE_CHECKING:
+    from mcpbridge_claims.postgres_store import PostgresClaims
+    from mcpbridge_claims.redis_store import RedisClaims
+
+# The stores import asyncio (~40 ms): on first use only, so that loading the plugin stays cheap.
+__getattr__ = lazy_exports(
+    __name__, {"PostgresClaims": "mcpbridge_claims.postgres_store", "RedisClaims": "mcpbridge_claims.redis_store"}
+)
 
 __all__ = ["PostgresClaims", "RedisClaims", "Settings"]
 
@@ -22,7 +31,11 @@ def mcpbridge_claim_store(settings: Settings) -> PostgresClaims | RedisClaims | 
     if settings.url is None:
         return None
     if is_postgres(settings.url):
+        from mcpbridge_claims.postgres_store import PostgresClaims
+
         return PostgresClaims(settings.url, ttl=settings.ttl, table=settings.table)
+    from mcpbridge_claims.redis_store import RedisClaims
+
     return RedisClaims(settings.url, ttl=settings.ttl, key_prefix=settings.key_prefix)
 
 
