@@ -153,8 +153,9 @@ async def test_elicitation_callback_next_to_the_installed_elicitation_plugin(
 async def test_a_legacy_server_has_at_most_ten_questions_answered_per_call(make_client: Any, transport: str) -> None:
     """A legacy server's questions name no call, and nothing counted them: it could keep
     `on_elicitation` (a person, a model) asking without end during one call, or when no call
-    of it ran. Each one now counts against `MAX_REQUESTS` of a call in flight on its server;
-    two calls at once have theirs each."""
+    of it ran. Each one now counts against `MAX_REQUESTS` of a tool call in flight on its
+    server (two calls at once have theirs each), or else of an open `client.session()` block,
+    whose direct requests the adapters' users expect answered."""
     asked: list[str] = []
 
     async def on_elicitation(mcp_context: Any, params: ElicitRequestParams, context: CallbackContext) -> ElicitResult:
@@ -176,13 +177,19 @@ async def test_a_legacy_server_has_at_most_ten_questions_answered_per_call(make_
         over = await ask_times.ainvoke({"times": MAX_REQUESTS + 2})
         assert len(asked) == MAX_REQUESTS
         both = await asyncio.gather(*(ask_times.ainvoke({"times": MAX_REQUESTS}) for _ in range(2)))
-        outside = await (await client.bridge.session("s")).call_tool("ask_times", {"times": 1})  # no call of ours
+        async with client.session("s") as session:
+            in_block = await session.call_tool("ask_times", {"times": MAX_REQUESTS + 1})
+        outside = await session.call_tool("ask_times", {"times": 1})  # after the block: no call of the client's
         await client.aclose()
-    refused = f"mcpbridge: server 's' asked more than {MAX_REQUESTS} questions in one tool call, or outside its"
-    assert over[0]["text"] == f"answered {MAX_REQUESTS}; then refused: {refused} tool calls; refused"
+    refused = (
+        f"mcpbridge: server 's' asked more than {MAX_REQUESTS} questions in one tool call or `client.session()` "
+        "block, or outside them; refused (call the tool through the client's tools, each call has its own)"
+    )
+    assert over[0]["text"] == f"answered {MAX_REQUESTS}; then refused: {refused}"
     assert [message[0]["text"] for message in both] == [f"answered {MAX_REQUESTS}"] * 2
-    assert outside.content[0].text == f"answered 0; then refused: {refused} tool calls; refused"
-    assert len(asked) == 3 * MAX_REQUESTS
+    assert in_block.content[0].text == f"answered {MAX_REQUESTS}; then refused: {refused}"
+    assert outside.content[0].text == f"answered 0; then refused: {refused}"
+    assert len(asked) == 4 * MAX_REQUESTS
 
 
 async def test_a_session_opened_elsewhere(math_url: str) -> None:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any, TypeAlias, TypeVar
 
@@ -145,11 +146,18 @@ class CallBudgets:
 
     async def during(self, server: str, call: Awaitable[T]) -> T:
         """`await call`, one call on `server`, with a budget of its own while it runs."""
+        with self.scope(server):
+            return await call
+
+    @contextmanager
+    def scope(self, server: str) -> Iterator[None]:
+        """A budget of its own on `server` while the block runs (`during`, for work that is
+        not one awaitable: e.g. a block in which the user calls a session directly)."""
         left = _Left(self.per_call)
         with self._lock:
             self._open.setdefault(server, []).append(left)
         try:
-            return await call
+            yield
         finally:
             with self._lock:
                 calls = self._open[server]

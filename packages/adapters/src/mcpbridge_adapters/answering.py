@@ -4,9 +4,10 @@ declares that it answers elicitation, so the bridge takes that capability from a
 installed plugin that answers it too (the elicitation plugin's interrupts then never see a
 question `on_elicitation` can answer).
 
-A legacy server's question names no call, so each one is charged to a call in flight on its
-server (`CallBudgets`): at most `MAX_REQUESTS` per call, none when no call of the bridge runs
-there. A server cannot keep `on_elicitation` (a person, a model) busy without end."""
+A legacy server's question names no call, so each one is charged to a tool call of the
+client in flight on its server (`CallBudgets`), or else to an open `client.session(...)`
+block on it (where the user may call the session directly): at most `MAX_REQUESTS` each,
+none outside them. A server cannot keep `on_elicitation` (a person, a model) busy without end."""
 
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ MAX_REQUESTS = 10
 rounds (modern servers) or mid-call (legacy ones, whose further questions are refused)."""
 
 
+_OVER = (
+    f"asked more than {MAX_REQUESTS} questions in one tool call or `client.session()` block, or outside them; "
+    "refused (call the tool through the client's tools, each call has its own)"
+)
+
+
 class Answering:
     """Answers elicitation with `on_elicitation`: the mid-call questions of legacy servers
     (through the mcp `elicitation_callback`) and the rounds of modern ones (a
@@ -49,6 +56,10 @@ class Answering:
         self.on_elicitation = on_elicitation
         self.in_flight = in_flight
         self.budgets = CallBudgets(MAX_REQUESTS)
+        """The questions each tool call of the client may still have answered."""
+        self.blocks = CallBudgets(MAX_REQUESTS)
+        """The questions each `client.session(...)` block may still have answered, for the
+        requests the user sends on the session directly (`blocks.scope(server)`)."""
 
     @hookimpl
     def mcpbridge_interceptors(self) -> list[ToolCallInterceptor]:
@@ -59,9 +70,8 @@ class Answering:
         async def answer(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
             running = {request.name for request in self.in_flight(server_name)}
             tool_name = running.pop() if len(running) == 1 else None
-            if not self.budgets.charge(server_name):
-                refused = f"asked more than {MAX_REQUESTS} questions in one tool call, or outside its tool calls"
-                return ErrorData(code=INVALID_REQUEST, message=f"mcpbridge: server {server_name!r} {refused}; refused")
+            if not (self.budgets.charge(server_name) or self.blocks.charge(server_name)):
+                return ErrorData(code=INVALID_REQUEST, message=f"mcpbridge: server {server_name!r} {_OVER}")
             try:
                 reply = await self.on_elicitation(None, params, CallbackContext(server_name, tool_name))
                 return ElicitResult.model_validate(reply)

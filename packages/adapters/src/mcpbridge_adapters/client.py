@@ -8,7 +8,7 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from types import TracebackType
 from typing import Any
 
@@ -76,9 +76,10 @@ class MultiServerMCPClient:
         self.tool_name_prefix = tool_name_prefix
         self.handle_tool_errors = handle_tool_errors
         on_elicitation = self.callbacks.on_elicitation
+        self._answering: Answering | None = None
         if on_elicitation is not None:
-            answering = Answering(on_elicitation, lambda server: self.bridge.calls_in_flight(server))
-            plugins = [*(["*"] if plugins is None else plugins), answering]
+            self._answering = Answering(on_elicitation, lambda server: self.bridge.calls_in_flight(server))
+            plugins = [*(["*"] if plugins is None else plugins), self._answering]
         self.bridge = MCPBridge(
             {
                 name: server_config(name, connection, call_timeouts="timeout" not in options)
@@ -184,7 +185,10 @@ class MultiServerMCPClient:
         if auto_initialize:
             session = await self.bridge.session(server_name)
             SESSIONS[session] = ClientServer(self, server_name)
-            yield session
+            # What a legacy server asks `on_elicitation` during the block's own requests
+            # counts against the block's budget (`Answering`).
+            with self._answering.blocks.scope(server_name) if self._answering else nullcontext():
+                yield session
             return
         context = CallbackContext(server_name=server_name)
         async with create_session(
