@@ -24,21 +24,21 @@ def tool_call(name: str, args: dict[str, Any], i: int = 0) -> dict[str, Any]:
 
 
 async def paired_medians(
-    first: Callable[[], Awaitable[Any]], second: Callable[[], Awaitable[Any]], *, rounds: int, warmup: int = 50
-) -> tuple[float, float, float, float]:
-    """Median seconds of `first` and `second`, alternating call by call after a warm-up so
-    that drift on a busy machine hits both equally: wall time, then this process's CPU time
-    (user and system, every thread of it)."""
+    *calls: Callable[[], Awaitable[Any]], rounds: int, warmup: int = 50
+) -> tuple[list[float], list[float]]:
+    """Median seconds of each of `calls`, taking turns call by call after a warm-up so that
+    drift on a busy machine hits all alike: wall times, then this process's CPU times (user
+    and system, every thread of it), in the order of `calls`."""
     for _ in range(warmup):
-        await first()
-        await second()
-    walls: tuple[list[float], list[float]] = ([], [])
-    cpus: tuple[list[float], list[float]] = ([], [])
+        for call in calls:
+            await call()
+    walls: list[list[float]] = [[] for _ in calls]
+    cpus: list[list[float]] = [[] for _ in calls]
     for _ in range(rounds):
-        for call, wall, cpu in ((first, walls[0], cpus[0]), (second, walls[1], cpus[1])):
+        for call, wall, cpu in zip(calls, walls, cpus, strict=True):
             started, used = time.perf_counter(), time.process_time()
             await call()
             wall.append(time.perf_counter() - started)
             cpu.append(time.process_time() - used)
     median = statistics.median
-    return median(walls[0]), median(walls[1]), median(cpus[0]), median(cpus[1])
+    return [median(times) for times in walls], [median(times) for times in cpus]
