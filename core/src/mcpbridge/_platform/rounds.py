@@ -145,25 +145,36 @@ class CallBudgets:
         self._lock = threading.Lock()  # a sync bridge's sessions run on a loop thread of their own
 
     async def during(self, server: str, call: Awaitable[T]) -> T:
-        """`await call`, one call on `server`, with a budget of its own while it runs."""
-        with self.scope(server):
+        """`await call`, one call on `server`, with a budget of its own while it runs (on
+        every call of a plugin that answers: no context manager's frames)."""
+        left = self._opened(server)
+        try:
             return await call
+        finally:
+            self._closed(server, left)
 
     @contextmanager
     def scope(self, server: str) -> Iterator[None]:
         """A budget of its own on `server` while the block runs (`during`, for work that is
         not one awaitable: e.g. a block in which the user calls a session directly)."""
-        left = _Left(self.per_call)
-        with self._lock:
-            self._open.setdefault(server, []).append(left)
+        left = self._opened(server)
         try:
             yield
         finally:
-            with self._lock:
-                calls = self._open[server]
-                calls.remove(left)
-                if not calls:
-                    del self._open[server]
+            self._closed(server, left)
+
+    def _opened(self, server: str) -> _Left:
+        left = _Left(self.per_call)
+        with self._lock:
+            self._open.setdefault(server, []).append(left)
+        return left
+
+    def _closed(self, server: str, left: _Left) -> None:
+        with self._lock:
+            calls = self._open[server]
+            calls.remove(left)
+            if not calls:
+                del self._open[server]
 
     def charge(self, server: str) -> bool:
         """Take one request from the oldest call on `server` with some left; False when none has."""
