@@ -16,7 +16,25 @@ from mcpbridge.testing import serve_http  # noqa: E402
 from tests.helpers import stdio_config  # noqa: E402
 from tests.servers import basic  # noqa: E402
 
-__all__ = ["ROOT", "basic", "paired_medians", "serve_http", "stdio_config", "tool_call"]
+__all__ = ["ROOT", "basic", "echo_on", "hand_written_echo", "paired_medians", "serve_http", "stdio_config", "tool_call"]
+
+
+async def echo_on(session: Any, text: str = "hello") -> Any:
+    """The raw call every bench measures against: `echo` on an mcp `ClientSession`."""
+    return await session.call_tool("echo", {"text": text}, allow_input_required=True)
+
+
+def hand_written_echo(session: Any) -> Any:
+    """`echo` as a LangChain tool written by hand, without the bridge: a `StructuredTool`
+    calling `session.call_tool`."""
+    from langchain_core.tools import StructuredTool
+
+    async def echo(text: str) -> str:
+        """Echo the text back."""
+        result = await echo_on(session, text)
+        return str(result.content[0].text)
+
+    return StructuredTool.from_function(coroutine=echo, name="echo")
 
 
 def tool_call(name: str, args: dict[str, Any], i: int = 0) -> dict[str, Any]:

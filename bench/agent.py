@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from _common import ROOT, stdio_config
+from _common import ROOT, hand_written_echo, stdio_config
 
 TARGET = 1.05
 INSTALLS: dict[str, Sequence[str] | None] = {"bare": [], "default": None}
@@ -33,7 +33,6 @@ INSTALLS: dict[str, Sequence[str] | None] = {"bare": [], "default": None}
 async def _measure(plugins: Sequence[str] | None, concurrency: int, runs: int, rounds: int) -> dict[str, float]:
     """Median client CPU seconds per agent run, for each of the two tools."""
     from langchain_core.messages import AIMessage, ToolMessage
-    from langchain_core.tools import StructuredTool
 
     from mcpbridge import MCPBridge
     from mcpbridge.testing import ScriptedChatModel, make_agent, tool_call_turn
@@ -41,11 +40,6 @@ async def _measure(plugins: Sequence[str] | None, concurrency: int, runs: int, r
     async with MCPBridge({"bench": stdio_config()}, plugins=plugins) as bridge:
         tool = {t.name: t for t in await bridge.list_tools()}["echo"]
         session = await bridge.session("bench")
-
-        async def echo(text: str) -> str:
-            """Echo the text back."""
-            result: Any = await session.call_tool("echo", {"text": text}, allow_input_required=True)
-            return str(result.content[0].text)
 
         def turn(messages: list[Any]) -> AIMessage:
             if isinstance(messages[-1], ToolMessage):
@@ -55,7 +49,7 @@ async def _measure(plugins: Sequence[str] | None, concurrency: int, runs: int, r
         model = ScriptedChatModel(turns=[])
         agents = {
             "bridge": make_agent(model, [tool]),
-            "hand-written": make_agent(model, [StructuredTool.from_function(coroutine=echo, name="echo")]),
+            "hand-written": make_agent(model, [hand_written_echo(session)]),
         }
         counter = iter(range(10**9))
 

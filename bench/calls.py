@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from _common import basic, paired_medians, serve_http, stdio_config, tool_call
-from mcp import Client, ClientSession, StdioServerParameters
+from _common import basic, echo_on, paired_medians, serve_http, stdio_config, tool_call
+from mcp import Client, StdioServerParameters
 
 from mcpbridge import MCPBridge
 
@@ -65,10 +65,6 @@ async def sdk_over_raw(server: dict[str, Any], sdk_target: Any, rounds: int) -> 
             partial(echo_on, sdk.session), partial(echo_on, session), rounds=rounds
         )
         return sdk_s / raw_s
-
-
-async def echo_on(session: ClientSession) -> Any:
-    return await session.call_tool("echo", {"text": "hello"}, allow_input_required=True)
 
 
 async def main(rounds: int) -> int:

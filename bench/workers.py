@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from _common import echo_on, hand_written_echo
 from _load import cpu_seconds, loopback_server, open_fds, rss_bytes
 
 TARGET_AT = (1, 200)
@@ -73,7 +74,6 @@ class Worker:
 
     async def open(self) -> None:
         from langchain_core.messages import AIMessage, ToolMessage
-        from langchain_core.tools import StructuredTool
         from mcp import Client
 
         from mcpbridge import MCPBridge
@@ -85,12 +85,7 @@ class Worker:
         session = client.session
         await session.list_tools()
 
-        async def echo(text: str) -> str:
-            """Echo the text back."""
-            result: Any = await session.call_tool("echo", {"text": text}, allow_input_required=True)
-            return str(result.content[0].text)
-
-        raw_tool = StructuredTool.from_function(coroutine=echo, name="echo")
+        raw_tool = hand_written_echo(session)
 
         def turn(messages: list[Any]) -> AIMessage:
             if isinstance(messages[-1], ToolMessage):
@@ -103,7 +98,7 @@ class Worker:
         pid = os.getpid()
 
         async def raw(i: int) -> None:
-            result: Any = await session.call_tool("echo", {"text": "hello"}, allow_input_required=True)
+            result = await echo_on(session)
             expect(not result.is_error, result)
 
         async def through_bridge(i: int) -> None:
