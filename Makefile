@@ -40,7 +40,8 @@ thirdparty:
 	else echo "npm not found: the tests/thirdparty tier will be skipped"; fi
 
 bench: $(STAMP)
-	for b in bench/[!_]*.py; do $(BIN)/python $$b || exit 1; done
+	@missed=""; for b in bench/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || missed="$$missed $$b"; done; \
+	if [ -n "$$missed" ]; then echo "missed a target (or failed):$$missed"; exit 1; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check core plugins packages tests bench examples
