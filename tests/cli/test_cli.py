@@ -77,3 +77,12 @@ def test_plugin_sub_commands_and_fast_help() -> None:
     )
     assert inspect_help.returncode == 0
     assert "--no-run" in inspect_help.stdout
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exited:
+        cli(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"mcpbridge {version('mcpbridge')}\n"

@@ -59,8 +59,10 @@ class PluginInfo:
     def of(
         cls, name: str, ep: importlib.metadata.EntryPoint | None, reason: str = "", declared: Plugin | None = None
     ) -> PluginInfo:
-        dist = ep.dist if ep is not None else None
-        return cls(name, dist.name if dist else None, dist.version if dist else None, reason, declared)
+        if ep is None or ep.dist is None:
+            return cls(name, None, None, reason, declared)
+        metadata = ep.dist.metadata  # parsed once (`dist.name` and `dist.version` parse it each)
+        return cls(name, metadata["Name"], metadata["Version"], reason, declared)
 
     @property
     def enabled(self) -> bool:
@@ -146,11 +148,11 @@ class PluginHost:
                 self._load(ep, strict=conf.strict or allow is not None)
 
     def _load(self, ep: importlib.metadata.EntryPoint, *, strict: bool) -> None:
-        dist = ep.dist.name if ep.dist else None
         try:
             plugin = ep.load()
             self._register(plugin, ep.name, ep)
         except Exception as exc:
+            dist = ep.dist.name if ep.dist else None
             message = (
                 f"plugin {ep.name!r} (distribution {dist or 'unknown'}) failed to load: "
                 f"{type(exc).__name__}: {exc}. Fix or uninstall it, or disable it with "

@@ -18,10 +18,13 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpbridge import MCPBridgeError, PluginError, terminal_text as _shown
 from mcpbridge_cli.commands import GROUP, add_plugin_commands, declared
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 CONFIG_FILE = "mcpbridge.toml"
 """Read when `--config` is not given (as `mcpbridge.load_settings()` does)."""
@@ -29,7 +32,7 @@ CONFIG_FILE = "mcpbridge.toml"
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser(next((arg for arg in args if not arg.startswith("-")), None))
+    parser = _parser(next((arg for arg in args if not arg.startswith("-")), None), declared())
     options = parser.parse_args(args)
     if not hasattr(options, "run"):
         parser.print_help()
@@ -44,17 +47,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _parser(wanted: str | None) -> argparse.ArgumentParser:
-    """The command line, with the plugin command `wanted` (the one to run) loaded."""
-    from importlib.metadata import version
-
+def _parser(wanted: str | None, entries: list[EntryPoint]) -> argparse.ArgumentParser:
+    """The command line, with the plugin commands `entries` declare and the one `wanted` (the
+    one to run) loaded; the commands see `entries` as `options.declared`."""
     parser = argparse.ArgumentParser(
         prog="mcpbridge",
         description="MCP server tools for LangChain / LangGraph agents.",
         epilog="Plugins declare their commands in the entry-point group "
         f'"{GROUP}"; the commands of the deprecated `mcpbridge_commands` hook run but are not listed.',
     )
-    parser.add_argument("--version", action="version", version=f"mcpbridge {version('mcpbridge')}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show mcpbridge's version and exit")
+    parser.set_defaults(declared=entries)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     def command(name: str, run: Callable[[argparse.Namespace], int | None], help: str) -> argparse.ArgumentParser:
@@ -73,8 +76,19 @@ def _parser(wanted: str | None) -> argparse.ArgumentParser:
     call.add_argument("server")
     call.add_argument("tool", help="the server's own (unprefixed) tool name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
-    add_plugin_commands(command, wanted, set(commands.choices))
+    add_plugin_commands(command, wanted, set(commands.choices), entries)
     return parser
+
+
+class _Version(argparse.Action):
+    """`--version`, reading the installed version only when asked (it scans the installed
+    distributions: ~15 ms that every other command would pay)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from importlib.metadata import version
+
+        print(f"mcpbridge {version('mcpbridge')}")
+        parser.exit()
 
 
 def _settings(options: argparse.Namespace, *, required: bool) -> Any:
@@ -99,7 +113,7 @@ def _plugins(options: argparse.Namespace) -> int:
     rows, chain, store_from = installed.plugins, installed.chain, installed.claim_store_from
     claiming = chain[-1]  # the core's own layer, innermost
     commands: dict[str | None, list[str]] = {}
-    for ep in declared():
+    for ep in options.declared:
         commands.setdefault(ep.dist.name if ep.dist else None, []).append(ep.name)
     if options.json:
         plugins = [

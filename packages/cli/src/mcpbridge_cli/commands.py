@@ -42,13 +42,14 @@ def declared() -> list[importlib.metadata.EntryPoint]:
     return sorted(importlib.metadata.entry_points(group=GROUP), key=lambda ep: ep.name)
 
 
-def add_plugin_commands(add_command: AddCommand, wanted: str | None, taken: set[str]) -> None:
-    """Add the declared commands to the parser: the one `wanted` (the command being run) by
-    its plugin's own function, the others by name and summary only. A command that `taken`
-    (the built-in ones) and no entry point names is asked of the deprecated hook. A broken
-    plugin is reported and left out, so the other commands keep working."""
+def add_plugin_commands(
+    add_command: AddCommand, wanted: str | None, taken: set[str], entries: list[importlib.metadata.EntryPoint]
+) -> None:
+    """Add the commands `entries` declare (`declared()`) to the parser: the one `wanted` (the
+    command being run) by its plugin's own function, the others by name and summary only. A
+    command that `taken` (the built-in ones) and no entry point names is asked of the
+    deprecated hook. A broken plugin is reported and left out, so the other commands keep working."""
     try:
-        entries = declared()
         running = next((ep for ep in entries if ep.name == wanted), None)
         added: set[str] = set()
         if running is not None:
