@@ -9,6 +9,10 @@ taking turns, beside two floors measured the same way:
 Target: ≤ 0.2 s for each command (exit 1 when one misses it). The second floor says how much
 of `plugins` is ours: plugin settings are pydantic models, built when their plugin loads.
 
+The commands run with bytecode caching on (`PYTHONDONTWRITEBYTECODE` removed from their
+environment), as an installed wheel runs: the dropped first round writes the `.pyc` files of
+an editable checkout, so the timed rounds measure importing, not compiling, our modules.
+
     python bench/cli.py [--runs 15]
 """
 
@@ -44,11 +48,12 @@ COMMANDS: dict[str, list[str]] = {
 
 def main(runs: int) -> int:
     times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as empty:  # no mcpbridge.toml to read
-        for _ in range(runs + 1):  # the first round warms the file cache, and is dropped
+        for _ in range(runs + 1):  # the first round warms the file and bytecode caches, and is dropped
             for name, command in COMMANDS.items():
                 started = time.perf_counter()
-                subprocess.run(command, cwd=empty, env=os.environ, check=True, capture_output=True)
+                subprocess.run(command, cwd=empty, env=env, check=True, capture_output=True)
                 times[name].append(time.perf_counter() - started)
     failed = False
     print(f"{'command':<36}{'median s':>9}   target")
