@@ -9,8 +9,9 @@ in-process, three ways:
 - a hand-written LangChain `StructuredTool` calling `session.call_tool` on the same session,
   the way a user would write one without the bridge.
 
-The checks' share of the ratio is the gap between the first two rows; the second row is
-the floor the ratio targets of `bench/calls.py` meet without removing behaviour.
+The checks' share of the ratio is the gap between the first two rows. The second row is a
+floor: a ratio target of `bench/calls.py` below it cannot be met by making the bridge leaner,
+only by removing behaviour.
 
     python bench/floor.py [--rounds 600]
 """

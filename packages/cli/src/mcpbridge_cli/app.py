@@ -81,8 +81,8 @@ def _parser(wanted: str | None, entries: list[EntryPoint]) -> argparse.ArgumentP
 
 
 class _Version(argparse.Action):
-    """`--version`, reading the installed version only when asked (it scans the installed
-    distributions: ~15 ms that every other command would pay)."""
+    """`--version`, reading the installed version only when asked (looking it up scans the
+    installed distributions, which every other command would pay for)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
         from importlib.metadata import version
