@@ -7,10 +7,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from mcpbridge.testing import serving
 from tests.helpers import service_url, stdio_config
 from tests.servers import basic
+
+# No per-example deadline: on a loaded machine one slow example would fail a property test
+# that holds. Tests that bound time measure it themselves, with margins.
+settings.register_profile("mcpbridge", deadline=None)
+settings.load_profile("mcpbridge")
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ tests/plugins/cache/conftest.py). Nothing is cached without rules: tests pass
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -33,8 +34,9 @@ def ask_date() -> Elicit[When]:
     return Elicit("For which date?", When)
 
 
-def counting_server(calls: Counter[str]) -> MCPServer:
-    """Tools for each cache decision; `calls[tool]` counts what really reached the server."""
+def counting_server(calls: Counter[str], gate: asyncio.Event | None = None) -> MCPServer:
+    """Tools for each cache decision; `calls[tool]` counts what really reached the server.
+    With a `gate` (an in-process server), `slow_lookup` answers once the test opens it."""
     server = MCPServer("counting")
 
     @server.tool(annotations=READ_ONLY)
@@ -47,7 +49,7 @@ def counting_server(calls: Counter[str]) -> MCPServer:
     async def slow_lookup(q: str) -> str:
         """Read-only and slow, so concurrent calls overlap."""
         calls["slow_lookup"] += 1
-        await anyio.sleep(0.1)
+        await (gate.wait() if gate is not None else anyio.sleep(0.1))
         return f"slow:{q}"
 
     @server.tool()

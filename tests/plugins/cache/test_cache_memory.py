@@ -14,7 +14,7 @@ from mcp.types import ElicitResult
 
 from mcpbridge import ConfigError, MCPBridge, Plugin, PluginError, Settings, ToolCallHandler, ToolCallRequest, hookimpl
 from mcpbridge.testing import make_runtime
-from tests.helpers.cache import READS, BridgeMaker, cache_entries, call, text
+from tests.helpers.cache import READS, BridgeMaker, cache_entries, call, counting_server, text
 from tests.servers.answering import Answering, pick_a_date
 
 pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
@@ -113,11 +113,12 @@ async def test_error_results_and_input_requests_are_never_cached(
 
 
 async def test_entries_expire_after_their_ttl(cached_bridge: BridgeMaker, calls: Counter[str]) -> None:
-    async with cached_bridge(ttl=60, rules=[{"server": "s", "tool": "lookup", "ttl": 0.6}]) as bridge:
+    # The second call comes well within the ttl even on a loaded machine; the sleep outlasts it.
+    async with cached_bridge(ttl=60, rules=[{"server": "s", "tool": "lookup", "ttl": 1.5}]) as bridge:
         await call(bridge, "lookup", {"q": "x"})
         await call(bridge, "lookup", {"q": "x"})
         assert calls["lookup"] == 1
-        await asyncio.sleep(0.8)
+        await asyncio.sleep(1.6)
         expired = await call(bridge, "lookup", {"q": "x"})
     assert calls["lookup"] == 2
     assert cache_entries(expired)[0]["hit"] is False
@@ -140,7 +141,18 @@ async def test_memory_store_is_a_bounded_lru(cached_bridge: BridgeMaker, calls: 
 async def test_concurrent_identical_calls_reach_the_server_once(
     cached_bridge: BridgeMaker, calls: Counter[str]
 ) -> None:
-    async with cached_bridge(rules=READS) as bridge:
+    gate = asyncio.Event()
+    arrived = 0
+
+    async def count(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+        """Outside the cache: the server answers once every call has reached the cache."""
+        nonlocal arrived
+        arrived += 1
+        if arrived == 50:
+            gate.set()
+        return await handler(request)
+
+    async with cached_bridge({"s": counting_server(calls, gate)}, interceptors=[count], rules=READS) as bridge:
         messages = await asyncio.gather(*(call(bridge, "slow_lookup", {"q": "x"}) for _ in range(50)))
     assert calls["slow_lookup"] == 1
     assert {text(m) for m in messages} == {"slow:x"}
