@@ -34,7 +34,7 @@ from mcp.types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpbridge._base.config import ServerConfig
-from mcpbridge._base.errors import ConfigError, InvalidToolArguments, ServerConnectionError, describe
+from mcpbridge._base.errors import ConfigError, ServerConnectionError, describe
 from mcpbridge._base.httpfields import check_headers
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._compat import answer_from_now_on
@@ -45,7 +45,7 @@ from mcpbridge._session.server_logs import wanted_level
 from mcpbridge._session.task_requests import run_as_task, task_only
 from mcpbridge._session.translate import Translator
 from mcpbridge._session.transports import Link, call_headers, open_transport
-from mcpbridge._session.wire import request_problems, sendable_answers
+from mcpbridge._session.wire import sendable_answers, unsendable
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -183,13 +183,8 @@ class Connection:
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller,
         whichever interceptor put it there."""
-        if (problem := request_problems(request, self.max_argument_bytes)) is not None:
-            what, why = problem
-            raise InvalidToolArguments(
-                f"Invalid {what} for tool {request.display_name or request.name!r}: {why}",
-                server_name=self.name,
-                name=request.name,
-            )
+        if (refused := unsendable(request, self.max_argument_bytes)) is not None:
+            raise refused
         if request.headers:
             if self.config.url is None:
                 raise ConfigError(

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from mcpbridge._base.bounds import SENDABLE_DEPTH, nesting_problem
+from mcpbridge._base.errors import InvalidToolArguments
 from mcpbridge._base.pipeline import ToolCallRequest
 
 logger = logging.getLogger(__name__)
@@ -85,6 +86,22 @@ def request_problems(request: ToolCallRequest, limit: int | None) -> tuple[str, 
     if request.meta and (problem := wire_problems(request.meta, nesting=True)):
         return "_meta", problem
     return None
+
+
+def refusal(what: str, tool: str, problem: str, *, server_name: str, name: str) -> InvalidToolArguments:
+    """The error refusing a call whose `what` ("arguments", "answers", ...) cannot be sent:
+    worded once for every way into a server (`tool` is the name the caller knows)."""
+    return InvalidToolArguments(f"Invalid {what} for tool {tool!r}: {problem}", server_name=server_name, name=name)
+
+
+def unsendable(request: ToolCallRequest, limit: int | None) -> InvalidToolArguments | None:
+    """The error refusing `request` when part of what it sends cannot be sent
+    (`request_problems`), else None: raised before the shared transport sees it, whichever
+    interceptor put it there."""
+    if (problem := request_problems(request, limit)) is None:
+        return None
+    what, why = problem
+    return refusal(what, request.display_name or request.name, why, server_name=request.server_name, name=request.name)
 
 
 def sendable_answers(callback: Callable[..., Awaitable[Any]], server: str, limit: int | None) -> Callable[..., Any]:

@@ -40,6 +40,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from mcpbridge._base.bounds import CONTAINERS, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds, nesting_problem
+from mcpbridge._base.errors import error_text
 from mcpbridge._tools.patterns import PATTERN_KEYWORDS, late_message, pattern_budget, precompile, shown
 from mcpbridge._tools.schema_cost import SchemaOverBound, measure
 
@@ -328,10 +329,12 @@ def schema_problems(schema: Mapping[str, Any] | Draft202012Validator, value: Any
     """Where `value` breaks `schema` (a schema, or a validator compiled once by
     `server_schema_validator`), or None when it fits. A value nested deeper than
     `max_argument_depth` (64 by default) breaks any schema; a check that would hold the
-    event loop past `VALIDATION_BUDGET_MS` is stopped, and says so."""
+    event loop past `VALIDATION_BUDGET_MS` is stopped, and says so. The text quotes the
+    value, so it is made safe as an error's (cut, known secrets hidden): it goes into errors."""
     validator = server_schema_validator(schema) if isinstance(schema, Mapping) else schema
     late = f"the value could not be checked against its schema within {VALIDATION_BUDGET_MS:g} ms"
-    return _problems(validator, value, DEFAULT_MAX_ARGUMENT_DEPTH, VALIDATION_BUDGET_MS / 1000, late)
+    problems = _problems(validator, value, DEFAULT_MAX_ARGUMENT_DEPTH, VALIDATION_BUDGET_MS / 1000, late)
+    return None if problems is None else error_text(problems)
 
 
 def _problems(

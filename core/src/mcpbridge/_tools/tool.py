@@ -8,7 +8,6 @@ tool (schema validator, interceptor chain, names) is built once, not on every ca
 from __future__ import annotations
 
 from collections.abc import Callable
-from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -26,7 +25,8 @@ from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, checked_b
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._platform.rounds import capability_of
 from mcpbridge._session.loops import HomeLoop
-from mcpbridge._session.wire import wire_problems
+from mcpbridge._session.wire import refusal
+from mcpbridge._tools.arguments import add_defaults, argument_problem
 from mcpbridge._tools.callbacks import nobody_listens
 from mcpbridge._tools.prebuilt import prebuilt
 from mcpbridge._tools.results import (
@@ -163,9 +163,7 @@ class MCPTool(BaseTool):
 
     async def _call(self, arguments: dict[str, Any], runtime: Any, tool_call_id: str | None) -> Any:
         binding = self.binding
-        for key, default in binding.schema.defaults:  # empty for almost every tool
-            if key not in arguments:
-                arguments[key] = deepcopy(default)
+        add_defaults(arguments, binding.schema)
         request = ToolCallRequest(
             name=binding.tool.name,
             args=arguments,
@@ -175,18 +173,14 @@ class MCPTool(BaseTool):
             display_name=self.name,
             tool_call_id=tool_call_id,
         )
-        # Arguments that cannot travel as UTF-8 JSON would break the transport for every
-        # caller sharing the session: they are invalid arguments, like a schema mismatch.
-        problem = wire_problems(arguments, binding.max_argument_bytes) or await binding.schema.problems(
-            arguments, binding.max_argument_depth
+        # The checks every way into a server gives arguments (`arguments`): one that cannot
+        # travel would break the transport for every caller sharing the session.
+        problem = await argument_problem(
+            arguments, binding.schema, binding.max_argument_bytes, binding.max_argument_depth
         )
         try:
             if problem is not None:
-                raise InvalidToolArguments(
-                    f"Invalid arguments for tool {self.name!r}: {problem}",
-                    server_name=binding.server_name,
-                    name=binding.tool.name,
-                )
+                raise refusal("arguments", self.name, problem, server_name=binding.server_name, name=binding.tool.name)
             result = await binding.home.submit(binding.handler(checked_before_chain(request)))
             return self._output(result, request)
         except ToolException as error:

@@ -28,7 +28,7 @@ from mcp.types import (
     TextResourceContents,
 )
 
-from mcpbridge import content_block
+from mcpbridge import ToolCallError, content_block
 
 ToolMessageContentBlock = TextContentBlock | ImageContentBlock | FileContentBlock
 
@@ -61,6 +61,12 @@ class _MCPToolExecutionError(ToolException):
     def __init__(self, tool_content: list[ToolMessageContentBlock]) -> None:
         super().__init__(_summarize_tool_error(tool_content))
         self.tool_content = tool_content
+
+
+def refused_call(error: ToolCallError) -> _MCPToolExecutionError:
+    """A call mcpbridge refused before it was sent (invalid arguments), failed as the
+    adapters fail an `isError` result: the model reads mcpbridge's message."""
+    return _MCPToolExecutionError(with_lc_ids(error.message()))
 
 
 def _handle_mcp_tool_error(error: ToolException) -> list[ToolMessageContentBlock]:

@@ -10,9 +10,15 @@ from typing import Annotated, Any
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 from mcp.types import Tool
 
-from mcpbridge import ToolCallRequest, call_tool_checked, compose, model_schema
+from mcpbridge import ArgumentChecks, InvalidToolArguments, ToolCallRequest, call_tool_checked, compose
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
-from mcpbridge_adapters.convert import MCPToolArtifact, _convert_call_tool_result, _handle_mcp_tool_error, field
+from mcpbridge_adapters.convert import (
+    MCPToolArtifact,
+    _convert_call_tool_result,
+    _handle_mcp_tool_error,
+    field,
+    refused_call,
+)
 from mcpbridge_adapters.interceptors import legacy
 from mcpbridge_adapters.sessions import Connection, create_session
 
@@ -54,16 +60,22 @@ def direct_tool(
     handle_tool_errors: bool,
 ) -> BaseTool | None:
     """`tool` called through `session` (or a new session of `connection` per call); None,
-    with one warning, when its input schema costs more than mcpbridge gives a model."""
-    args_schema = model_schema(tool.input_schema, server=server_name or "?", tool=tool.name)
-    if args_schema is None:
+    with one warning, when its input schema costs more than mcpbridge gives a model.
+
+    Its calls pass the checks an mcpbridge tool's pass (`ArgumentChecks`): arguments that
+    cannot travel, nest too deep or break the input schema never reach the session (one lone
+    surrogate would end it), and are refused as the shared sessions' tools refuse them."""
+    checks = ArgumentChecks.of(tool, server=server_name or "?")
+    if checks is None:
         return None
+    name = f"{server_name}_{tool.name}" if tool_name_prefix and server_name else tool.name
 
     async def call_tool(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> tuple[Any, Any]:
         context = CallbackContext(server_name=server_name or "unknown", tool_name=tool.name)
         mcp_callbacks = callbacks.to_mcp_format(context=context) if callbacks is not None else _MCPCallbacks()
 
         async def execute(request: ToolCallRequest) -> Any:
+            checks.sendable(request)  # what an interceptor changed, before the session sees it
             if session is not None:
                 result = await _checked(session, tool, request, mcp_callbacks)
             else:
@@ -72,12 +84,16 @@ def direct_tool(
             return legacy(result)
 
         handler = compose(list(tool_interceptors or []), execute)
-        request = ToolCallRequest(name=tool.name, args=arguments, server_name=server_name or "unknown", runtime=runtime)
-        return _convert_call_tool_result(await handler(request))
+        request = ToolCallRequest(
+            name=tool.name, args=arguments, server_name=server_name or "unknown", runtime=runtime, display_name=name
+        )
+        try:
+            return _convert_call_tool_result(await handler(await checks.check(request)))
+        except InvalidToolArguments as refused:
+            raise refused_call(refused) from refused
 
-    name = f"{server_name}_{tool.name}" if tool_name_prefix and server_name else tool.name
     return adapted_tool(
-        StructuredTool, name, tool, call_tool, handle_tool_errors=handle_tool_errors, args_schema=args_schema
+        StructuredTool, name, tool, call_tool, handle_tool_errors=handle_tool_errors, args_schema=checks.for_model
     )
 
 
@@ -93,10 +109,12 @@ def _checked(session: Any, tool: Tool, request: ToolCallRequest, mcp_callbacks: 
     """The call of `request` on `session`, its result checked against `tool`'s output schema
     by mcpbridge (RE2 patterns), not by the mcp SDK (whose check a server's pattern can
     stall the event loop with); a mismatch raises the SDK's `RuntimeError`, as before."""
-    progress = mcp_callbacks.progress_callback
+    options: dict[str, Any] = {"progress_callback": mcp_callbacks.progress_callback}
+    if request.timeout is not None:  # an interceptor's time limit, as on a shared session
+        options["read_timeout_seconds"] = request.timeout
     if request.name != tool.name:  # an interceptor sent another tool's call: the SDK checks that one
-        return session.call_tool(request.name, request.args, progress_callback=progress)
-    return call_tool_checked(session, tool, request.args, server=request.server_name, progress_callback=progress)
+        return session.call_tool(request.name, request.args, **options)
+    return call_tool_checked(session, tool, request.args, server=request.server_name, **options)
 
 
 async def _call_once(connection: Connection, tool: Tool, request: ToolCallRequest, mcp_callbacks: _MCPCallbacks) -> Any:
