@@ -18,6 +18,7 @@ from langgraph.store.memory import InMemoryStore
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import make_agent, tool_call_turn
+from tests.plugins.tasks.entries import forgotten_entry
 from tests.servers.tasks_server import build
 
 pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
@@ -71,9 +72,10 @@ async def test_a_bridge_on_its_own_loop_reads_and_clears_the_agents_store(store:
     """The store names a task the server no longer knows: the ledger reads it on the store's
     loop, a new task runs, and the entry is gone at the end (the call succeeds)."""
     server, tasks = build()
-    await store.aput(*KEY, {"task_id": "gone", "server": "jobs", "tool": "report"}, index=False)
+    asked = {"steps": 1, "delay": 0.01}
+    await store.aput(*KEY, forgotten_entry("report", asked), index=False)
     with MCPBridge({"jobs": {"server": server, "mode": "legacy"}}, plugins=[mcpbridge_tasks]) as bridge:
-        turn = tool_call_turn(("report", {"steps": 1, "delay": 0.01}))
+        turn = tool_call_turn(("report", asked))
         agent = make_agent([turn], bridge.list_tools_sync(), store=store)
         result: dict[str, Any] = await agent.ainvoke(
             {"messages": [("user", "go")]}, {"configurable": {"thread_id": "t1"}}

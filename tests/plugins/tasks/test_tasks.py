@@ -26,6 +26,7 @@ from mcpbridge_events.demo_tasks import TaskTools
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 from mcpbridge.testing import make_agent, make_runtime, serve_http, stdio_config, tool_call_turn
+from tests.plugins.tasks.entries import forgotten_entry
 from tests.servers.tasks_server import build
 
 pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
@@ -125,14 +126,16 @@ async def test_cancelling_the_call_cancels_the_task() -> None:
     assert store.get((mcpbridge_tasks.NAMESPACE, "t1"), "call-1") is None  # nothing left to resume
 
 
-async def test_a_forgotten_task_is_started_again() -> None:
+async def test_a_forgotten_task_is_started_again(caplog: pytest.LogCaptureFixture) -> None:
     """The store names a task the server no longer knows (it expired): a new one runs."""
     server, tasks = build()
     store = InMemoryStore()
-    store.put((mcpbridge_tasks.NAMESPACE, "t1"), "call-1", {"task_id": "gone", "server": "jobs", "tool": "report"})
+    asked = {"steps": 1, "delay": 0.01}
+    store.put((mcpbridge_tasks.NAMESPACE, "t1"), "call-1", forgotten_entry("report", asked))
     async with bridge({"server": server}) as tasks_bridge:
-        message = await call(tasks_bridge, "report", {"steps": 1, "delay": 0.01, "runtime": with_store(store)})
+        message = await call(tasks_bridge, "report", {**asked, "runtime": with_store(store)})
     assert message.content == [{"type": "text", "text": "report done after 1 steps"}]
+    assert "task gone cannot be resumed" in caplog.text  # the entry was this call's: it was tried
     assert len(tasks.created) == 1
     assert store.get((mcpbridge_tasks.NAMESPACE, "t1"), "call-1") is None
 

@@ -47,18 +47,14 @@ class TasksInterceptor:
             return started  # the server's error result (or an inner interceptor's answer)
         request.artifact.append({"type": ARTIFACT_TYPE, "task_id": started.task.task_id})
         try:
-            result = await _Run(request, started, self._settings).finish()
-        except asyncio.CancelledError:  # the task was cancelled too: nothing to resume
+            return await _Run(request, started, self._settings).finish()
+        finally:  # the call ended, however: its task is nothing to resume (a killed worker never gets here)
             if ledger is not None:
                 await asyncio.shield(ledger.forget())
-            raise
-        if ledger is not None:
-            await ledger.forget()
-        return result
 
     async def _start(self, request: ToolCallRequest, handler: ToolCallHandler, ledger: Ledger | None) -> Any:
         """The task this call resumes (its id is in the ledger) or a new one."""
-        known = await ledger.task_id(request) if ledger is not None else None
+        known = await ledger.task_id() if ledger is not None else None
         if known is not None:
             try:
                 resumed = await handler(request.override(task=known))
@@ -114,7 +110,11 @@ class _Run:
                 # which holds the answer until the task ends.
                 return await self._result()
             await asyncio.sleep(self._interval(task))
-            task = await self.handle.get()
+            try:
+                task = await self.handle.get()
+            except ServerRequestError as exc:  # nobody polls it again: cancelled, the call fails
+                await self._cancel()
+                return error_result(f"MCP task {task.task_id} of {self.request.name!r} could not be polled: {exc}")
             self._report(task)
         if task.status == "cancelled":
             return error_result(f"MCP task {task.task_id} of {self.request.name!r} was cancelled by the server")
