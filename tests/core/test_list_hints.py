@@ -20,6 +20,7 @@ from mcp.server.lowlevel import Server
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import serving, stdio_config
+from tests.helpers.waiting import until
 from tests.servers import hinting
 
 pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
@@ -53,11 +54,7 @@ async def names(bridge: MCPBridge, **options: Any) -> set[str]:
 
 async def announced(bridge: MCPBridge) -> None:
     """Wait until the connection heard `tools/list_changed` (it comes on its own stream)."""
-    for _ in range(200):
-        if bridge._connections["s"].tools_stale:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("tools/list_changed never arrived")
+    await until(lambda: bridge._connections["s"].tools_stale, "tools/list_changed arriving")
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -124,9 +121,9 @@ async def test_an_absurd_ttl_is_clamped() -> None:
         await bridge.list_tools()
         await bridge.list_tools()
         assert served.asked == 1
-        until = bridge._connections["s"]._listing._until
-        assert until is not None
-        assert until <= time.time() + MAX_TTL_MS / 1000
+        expires = bridge._connections["s"]._listing._until
+        assert expires is not None
+        assert expires <= time.time() + MAX_TTL_MS / 1000
 
 
 @pytest.mark.parametrize("wire_ttl", [-5, 0])
@@ -166,11 +163,11 @@ async def test_a_paged_listing_is_held_and_listed_again_as_one() -> None:
         tools = [types.Tool(name=f"t{i}", input_schema={"type": "object"}) for i in range(start, start + 2)]
         return types.ListToolsResult(tools=tools, next_cursor=str(start + 2) if start < 4 else None)
 
-    server = Server("paged", on_list_tools=list_tools, cache_hints={"tools/list": CacheHint(ttl_ms=300)})
+    server = Server("paged", on_list_tools=list_tools, cache_hints={"tools/list": CacheHint(ttl_ms=TTL_MS)})
     async with MCPBridge({"s": server}, plugins=[]) as bridge:
         assert len(await names(bridge)) == 6
         await bridge.list_tools()
         assert asked == [None, "2", "4"]
-        await asyncio.sleep(0.4)
+        await asyncio.sleep(TTL_MS / 1000 + 0.1)
         assert len(await names(bridge)) == 6
         assert asked == [None, "2", "4"] * 2

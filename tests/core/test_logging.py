@@ -1,5 +1,5 @@
 """Server log messages (`notifications/message`): to the `mcpbridge.server.<name>` logger,
-as `log` events to the calls in flight, and safely (the text is the server's, untrusted);
+as `log` events to the call they came with, and safely (the text is the server's, untrusted);
 client callbacks learn which tool call they serve. Real servers: ours (an MCPServer
 in-process, over streamable HTTP and stdio) and npm server-everything."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import warnings
 from typing import Any
 
@@ -22,6 +21,7 @@ from mcpbridge._session.server_logs import LOG_LEVELS, MAX_LOG_CHARS
 from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
 from tests.helpers import stdio_config
 from tests.helpers.thirdparty import EVERYTHING, need, node_stdio
+from tests.helpers.waiting import until
 
 pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
 
@@ -58,7 +58,8 @@ class Listening:
         return await handler(request.override(observers=(*request.observers, observer)))
 
 
-def check_logged(caplog: pytest.LogCaptureFixture, listening: Listening) -> None:
+def check_logged(caplog: pytest.LogCaptureFixture, listening: Listening, *, tied: bool = True) -> None:
+    """The logger has every message; the call hears them when they came with it (`tied`)."""
     records = [r for r in caplog.records if hasattr(r, "mcp_level")]  # stdio's stderr lines share the logger
     assert [(r.levelno, r.getMessage()[:20]) for r in records] == [
         (logging.DEBUG, "starting"),
@@ -73,6 +74,9 @@ def check_logged(caplog: pytest.LogCaptureFixture, listening: Listening) -> None
     assert {(r.server_name, r.mcp_level) for r in records[:2]} == {("docs", "debug"), ("docs", "info")}  # type: ignore[attr-defined]
 
     logs = [(server, name, call_id, data) for server, name, call_id, data in listening.heard if data["event"] == "log"]
+    if not tied:
+        assert logs == []
+        return
     assert [(s, n, c) for s, n, c, _ in logs] == [("docs", "chatty", "call-7")] * 5
     assert [data["level"] for *_, data in logs] == ["debug", "info", "notice", "warning", "emergency"]
     assert logs[1][3] == {"event": "log", "level": "info", "logger": "worker", "data": "step one"}
@@ -110,13 +114,15 @@ async def test_log_messages_over_http(mode: str, debug_logs: pytest.LogCaptureFi
     check_logged(debug_logs, listening)
 
 
-async def test_log_messages_over_stdio(debug_logs: pytest.LogCaptureFixture) -> None:
+async def test_log_messages_over_stdio_are_the_servers_alone(debug_logs: pytest.LogCaptureFixture) -> None:
+    """stdio carries every message on one stream, and a log message names no request: it is
+    the server's (its logger's), no call's."""
     listening = Listening()
     async with MCPBridge(
         {"docs": stdio_config("tests.core.test_logging")}, plugins=[], interceptors=[listening]
     ) as bridge:
         await call_chatty(bridge)
-    check_logged(debug_logs, listening)
+    check_logged(debug_logs, listening, tied=False)
 
 
 async def test_a_quieter_logger_still_lets_info_reach_the_events(caplog: pytest.LogCaptureFixture) -> None:
@@ -131,9 +137,9 @@ async def test_a_quieter_logger_still_lets_info_reach_the_events(caplog: pytest.
     assert heard == ["info", "notice", "warning", "emergency"]
 
 
-async def test_every_call_in_flight_on_the_session_hears_its_log_messages() -> None:
-    """The notification names no request: calls running together on one session each hear
-    every message (documented), and a failing observer keeps nothing from the others."""
+async def test_calls_in_flight_together_each_hear_only_their_own_log_messages() -> None:
+    """Calls running together on one session each hear the messages that came with their own
+    request, not each other's, and a failing observer keeps nothing from the others."""
     listening = Listening()
 
     async def broken(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
@@ -144,23 +150,26 @@ async def test_every_call_in_flight_on_the_session_hears_its_log_messages() -> N
 
     async def both(bridge: MCPBridge) -> None:
         await asyncio.gather(
-            bridge.call_tool("docs", "slow_chatty", tool_call_id="a"),
-            bridge.call_tool("docs", "slow_chatty", tool_call_id="b"),
+            bridge.call_tool("docs", "slow_chatty", {"name": "a"}, tool_call_id="a"),
+            bridge.call_tool("docs", "slow_chatty", {"name": "b"}, tool_call_id="b"),
         )
 
     server = build()
 
+    both_arrived, both_spoke = asyncio.Barrier(2), asyncio.Barrier(2)
+
     @server.tool()
-    async def slow_chatty(ctx: Context) -> str:
-        await asyncio.sleep(0.2)
-        await ctx.info("hello")
-        await asyncio.sleep(0.2)
+    async def slow_chatty(name: str, ctx: Context) -> str:
+        async with asyncio.timeout(10):
+            await both_arrived.wait()
+            await ctx.info(f"hello from {name}")
+            await both_spoke.wait()
         return "done"
 
     async with MCPBridge({"docs": server}, plugins=[], interceptors=[listening, broken]) as bridge:
         await both(bridge)
     heard = [(call_id, data["data"]) for _, _, call_id, data in listening.heard if data["event"] == "log"]
-    assert sorted(heard) == [("a", "hello"), ("a", "hello"), ("b", "hello"), ("b", "hello")]
+    assert sorted(heard) == [("a", "hello from a"), ("b", "hello from b")]
 
 
 async def test_log_messages_reach_the_events_stream() -> None:
@@ -202,10 +211,9 @@ async def test_server_everything_simulated_logging(caplog: pytest.LogCaptureFixt
     async with MCPBridge({"ev": node_stdio(need(EVERYTHING), "stdio")}, plugins=[]) as bridge:
         started = await bridge.call_tool("ev", "toggle-simulated-logging")
         assert started.status == "success"
-        deadline = time.monotonic() + 15
-        while not any(hasattr(r, "mcp_level") for r in caplog.records):
-            assert time.monotonic() < deadline, "no log message from server-everything"
-            await asyncio.sleep(0.1)
+        await until(
+            lambda: any(hasattr(r, "mcp_level") for r in caplog.records), "a log message from server-everything"
+        )
         await bridge.call_tool("ev", "toggle-simulated-logging")
     [record, *_] = [r for r in caplog.records if hasattr(r, "mcp_level")]
     assert record.getMessage().lower().startswith(record.mcp_level)  # type: ignore[attr-defined]

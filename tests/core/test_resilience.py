@@ -16,6 +16,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 from mcpbridge import MCPBridge, ServerConnectionError
 from mcpbridge.testing import serve_http, serving
 from tests.helpers import stdio_config
+from tests.helpers.waiting import until
 from tests.servers import basic, raw_jsonrpc
 
 pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
@@ -48,11 +49,11 @@ def raw_server(request: pytest.FixtureRequest) -> Any:
 async def test_a_server_error_is_that_calls_answer_not_a_broken_session(
     raw_server: dict[str, Any], tool: str, code: int, words: str
 ) -> None:
-    async with MCPBridge({"raw": raw_server}, plugins=[], timeout=30) as bridge:
+    async with MCPBridge({"raw": raw_server}, plugins=[], timeout=60) as bridge:
         await bridge.list_tools()
         started = time.monotonic()
         failed, bystander = await asyncio.gather(call(bridge, "raw", tool), call(bridge, "raw", "echo", {"text": "hi"}))
-        assert time.monotonic() - started < 5, "the server's own error is not a timeout"
+        assert time.monotonic() - started < 20, "the server's own error is not a timeout"
         assert failed.status == "error"
         assert words in text(failed)
         assert f"code {code}" in text(failed)
@@ -69,11 +70,11 @@ async def test_a_server_error_is_that_calls_answer_not_a_broken_session(
 async def test_a_malformed_result_is_an_error_message_at_once(
     raw_server: dict[str, Any], tool: str, words: str
 ) -> None:
-    async with MCPBridge({"raw": raw_server}, plugins=[], timeout=20) as bridge:
+    async with MCPBridge({"raw": raw_server}, plugins=[], timeout=60) as bridge:
         await bridge.list_tools()
         started = time.monotonic()
         message = await call(bridge, "raw", tool)
-        assert time.monotonic() - started < 5, "a malformed result must not wait for the timeout"
+        assert time.monotonic() - started < 20, "a malformed result must not wait for the timeout"
         assert message.status == "error"
         assert "server 'raw'" in text(message)
         assert repr(tool) in text(message)
@@ -112,19 +113,12 @@ async def test_an_mcpserver_restart_over_http_is_reached_again() -> None:
         await asyncio.to_thread(served.stop)
 
 
-async def wait_until(condition: Any, seconds: float = 5) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await asyncio.sleep(0.02)
-
-
 async def test_a_stdio_server_that_died_while_idle_is_reopened_before_the_next_call() -> None:
     async with MCPBridge({"basic": stdio_config()}, plugins=[]) as bridge:
         first = int(text(await call(bridge, "basic", "pid")))
         os.kill(first, signal.SIGKILL)
         connection = bridge._connections["basic"]
-        await wait_until(lambda: not connection.connected)
+        await until(lambda: not connection.connected, "the bridge noticing the server's death")
         message = await call(bridge, "basic", "pid")
         assert message.status == "success"
         assert int(text(message)) != first
@@ -137,7 +131,7 @@ async def test_a_call_in_flight_when_the_stdio_server_dies_fails_fast_and_says_w
         started = time.monotonic()
         with pytest.raises(ServerConnectionError, match=r"server 'basic'.*exited with code 3"):
             await _die(bridge)
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 20  # not the 60 s timeout
         assert text(await call(bridge, "basic", "echo", {"text": "back"})) == "back"
 
 
@@ -147,7 +141,8 @@ async def test_every_call_in_flight_when_the_server_dies_is_told_why_not_that_th
     async with MCPBridge({"basic": stdio_config()}, plugins=[], timeout=60) as bridge:
         tools = {tool.binding.tool.name: tool for tool in await bridge.list_tools()}
         waiting = [asyncio.create_task(tools["slow"].ainvoke({"seconds": 30})) for _ in range(5)]
-        await asyncio.sleep(0.5)
+        connection = bridge._connections["basic"]
+        await until(lambda: len(connection.calls_in_flight) == 5, "five calls in flight")
         with pytest.raises(ServerConnectionError):
             await tools["die"].ainvoke({})
         failures = await asyncio.gather(*waiting, return_exceptions=True)
