@@ -170,6 +170,16 @@ async def drop_in_client(url: str) -> AsyncIterator[Send]:
 
 
 @contextlib.asynccontextmanager
+async def drop_in_shared_session(url: str) -> AsyncIterator[Send]:
+    """`load_mcp_tools(session)` on a session from `client.session(name)`: the client's shared one."""
+    async with MultiServerMCPClient({"s": {"url": url, "transport": "http"}}, plugins=[]) as client:
+        async with client.session("s") as session:
+            tools = await load_mcp_tools(session)
+        yield drop_in_send(tools)
+        assert await client.bridge.session("s") is session, "the shared session broke"
+
+
+@contextlib.asynccontextmanager
 async def drop_in_converted(url: str) -> AsyncIterator[Send]:
     """`convert_mcp_tool_to_langchain_tool` on a client's shared session: no mcpbridge tool in between."""
     async with MultiServerMCPClient({"s": {"url": url, "transport": "http"}}, plugins=[]) as client:
@@ -250,6 +260,7 @@ DOORS: dict[str, Callable[[str], contextlib.AbstractAsyncContextManager[Send]]] 
     "bridge-call_tool": bridge_call_tool,
     "dropin-user-session": user_session,
     "dropin-client-tools": drop_in_client,
+    "dropin-shared-session": drop_in_shared_session,
     "dropin-converted-shared": drop_in_converted,
     "dropin-connection": drop_in_connection,
     "dropin-converted-connection": drop_in_converted_connection,
