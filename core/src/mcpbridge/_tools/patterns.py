@@ -206,7 +206,7 @@ def _evaluated_keys(validator: Any, instance: Mapping[str, Any], schema: Any) ->
     if not isinstance(schema, Mapping):
         return set(instance) if schema is True else set()
     keys: set[str] = set()
-    for keyword in ("$ref", "$dynamicRef"):
+    for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):  # the last: 2019-09's
         ref = schema.get(keyword)
         if ref is None:
             continue

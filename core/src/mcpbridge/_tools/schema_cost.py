@@ -27,6 +27,8 @@ class SchemaCost(NamedTuple):
     """It has `$ref` / `$dynamicRef` keywords (which must be checked for unresolvable ones)."""
     patterns: bool
     """It has `pattern` / `patternProperties` keywords."""
+    inner_dialects: bool
+    """It has a `$schema` below its root (an embedded resource of a draft of its own)."""
     unfollowed: frozenset[int]
     """The objects (by `id`) whose `$ref` LangChain cannot inline: it would raise on them
     (another document, a name, a pointer to nothing), so the model is not given those `$ref`s."""
@@ -67,6 +69,7 @@ class _Meter:
     """Expansions that cut no cycle: the same wherever the reference stands."""
     references: bool = False
     patterns: bool = False
+    inner_dialects: bool = False
     unfollowed: set[int] = field(default_factory=set)
 
     def check(self, depth: int) -> None:
@@ -122,6 +125,8 @@ class _Meter:
                     continue
             elif key == "pattern" or key == "patternProperties":
                 self.patterns = True
+            elif key == "$schema" and node is not self.root:
+                self.inner_dialects = True
             size += len(key if type(key) is str else str(key)) + 4
             if type(item) is str:  # most leaves: counted as `value` counts them, without the call
                 self.size += len(item) + 2
@@ -180,4 +185,4 @@ def measure(schema: Mapping[str, Any], bounds: SchemaBounds) -> SchemaCost:
     meter = _Meter(schema, bounds)
     meter.mapping(schema, 1, True)
     meter.check(1)
-    return SchemaCost(meter.references, meter.patterns, frozenset(meter.unfollowed))
+    return SchemaCost(meter.references, meter.patterns, meter.inner_dialects, frozenset(meter.unfollowed))

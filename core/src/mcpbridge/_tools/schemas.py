@@ -8,7 +8,8 @@ meta-schemas, which (like every `referencing.Registry` by default) retrieves not
 `urlopen` it, blocking, with no timeout). A `$ref` that cannot be resolved inside the schema (or from the bundled JSON
 Schema meta-schemas) is dropped: that subschema counts as `{}` and the rest of the schema
 still applies; `server_schema_validator` logs one warning per tool naming it. Regular
-expressions run cost-bounded (see `mcpbridge._tools.patterns`).
+expressions run cost-bounded (see `mcpbridge._tools.patterns`). A schema is checked by the
+rules of the JSON Schema draft its `$schema` declares (`mcpbridge._tools.dialects`).
 
 Checking a value never holds the event loop for long: values nested deeper than
 `max_argument_depth` are refused before the validator (which recurses) sees them, and a
@@ -17,8 +18,9 @@ check that runs past `VALIDATION_BUDGET_MS` on the loop is finished in a worker 
 
 Tool arguments are first checked by a compiled validator (jsonschema-rs, about 1 µs for a
 typical tool): arguments it finds valid go on at once, and only those it refuses, or those
-of a schema it cannot take (one with patterns, which only the cost-bounded engine runs, or a
-schema that is not valid JSON Schema), are checked, and described, by jsonschema.
+of a schema it cannot take (one with patterns, which only the cost-bounded engine runs, one
+with a `$schema` below its root, or a schema that is not valid JSON Schema), are checked,
+and described, by jsonschema.
 """
 
 from __future__ import annotations
@@ -31,16 +33,18 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
+from functools import cache
 from typing import Any, Literal
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, ValidationError, validators
+from jsonschema import ValidationError, validators
+from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS  # type: ignore[import-untyped]
 from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
 
 from mcpbridge._base.bounds import CONTAINERS, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds, nesting_problem
 from mcpbridge._base.errors import error_text
+from mcpbridge._tools.dialects import Dialect, dialect_of, for_compiled, one_draft
 from mcpbridge._tools.patterns import PATTERN_KEYWORDS, late_message, pattern_budget, precompile, shown
 from mcpbridge._tools.schema_cost import SchemaOverBound, measure
 
@@ -49,13 +53,12 @@ logger = logging.getLogger(__name__)
 
 # -- references that stay inside the schema ------------------------------------------
 
-_BASE = Draft202012Validator.VALIDATORS
+_REFERENCES = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
-def _tolerant(keyword: str) -> Any:
-    """`$ref` / `$dynamicRef` that count as `{}` when they cannot be resolved (the
+def _tolerant(checked: Any) -> Any:
+    """A reference keyword (`checked`) that counts as `{}` when it cannot be resolved (the
     references found when the validator is built are already dropped; this covers the rest)."""
-    checked = _BASE[keyword]
 
     def check(validator: Any, ref: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
         try:
@@ -102,9 +105,6 @@ def _hashable(value: Any) -> Any:
     return value
 
 
-_KEYWORDS = {"$ref": _tolerant("$ref"), "$dynamicRef": _tolerant("$dynamicRef"), "uniqueItems": _unique_items}
-
-
 def _timed(kind: Any) -> Any:
     """`kind` whose every step into a subschema checks the deadline: validation work happens
     between such steps, so no check can run much past it."""
@@ -119,14 +119,26 @@ def _timed(kind: Any) -> Any:
     return kind
 
 
-_Validator: type[Draft202012Validator] = _timed(validators.extend(Draft202012Validator, _KEYWORDS))
-_PatternedValidator: type[Draft202012Validator] = _timed(
-    validators.extend(Draft202012Validator, {**_KEYWORDS, **PATTERN_KEYWORDS})
-)
-"""For schemas with regular expressions: only they pay for the pattern budget."""
+_PATTERNED: set[type[Validator]] = set()
+"""The validator classes for schemas with regular expressions: only they pay for the pattern budget."""
 
 
-def _unresolvable_refs(schema: Mapping[str, Any]) -> tuple[list[Any], set[tuple[int, str]]]:
+@cache
+def _kind(dialect: Dialect, patterned: bool) -> type[Validator]:
+    """`dialect`'s jsonschema validator class, with references that stay inside the schema,
+    a linear `uniqueItems`, the deadline, and (`patterned`) cost-bounded patterns."""
+    base = dialect.checker
+    keywords = {keyword: _tolerant(base.VALIDATORS[keyword]) for keyword in _REFERENCES if keyword in base.VALIDATORS}
+    keywords["uniqueItems"] = _unique_items
+    if patterned:
+        keywords.update({keyword: check for keyword, check in PATTERN_KEYWORDS.items() if keyword in base.VALIDATORS})
+    kind: type[Validator] = one_draft(_timed(validators.extend(base, keywords)))
+    if patterned:
+        _PATTERNED.add(kind)
+    return kind
+
+
+def _unresolvable_refs(schema: Mapping[str, Any], dialect: Dialect) -> tuple[list[Any], set[tuple[int, str]]]:
     """The references in `schema` that cannot be resolved without fetching anything, and
     where they are (`(id(subschema), keyword)`); walks every subschema and every local target
     (and starts compiling their patterns)."""
@@ -141,7 +153,8 @@ def _unresolvable_refs(schema: Mapping[str, Any]) -> tuple[list[Any], set[tuple[
             pending.extend(node)
     refs: list[Any] = []
     where: set[tuple[int, str]] = set()
-    root = DRAFT202012.create_resource(schema)
+    specification = dialect.specification
+    root = specification.create_resource(schema)
     stack = [(root, SPECIFICATIONS.resolver_with_root(root))]
     seen: set[int] = set()
     while stack:
@@ -165,7 +178,7 @@ def _unresolvable_refs(schema: Mapping[str, Any]) -> tuple[list[Any], set[tuple[
                     where.add((id(contents), keyword))
                     continue
                 if id(resolved.contents) in nodes:  # a local target (meta-schemas are bundled, trusted)
-                    stack.append((DRAFT202012.create_resource(resolved.contents), resolved.resolver))
+                    stack.append((specification.create_resource(resolved.contents), resolved.resolver))
         try:
             stack.extend([(sub, resolver.in_subresource(sub)) for sub in resource.subresources()])
         except Exception:  # a malformed subschema (`"items": 5`) has nothing to resolve
@@ -182,12 +195,12 @@ def _without(node: Any, where: set[tuple[int, str]]) -> Any:
 
 
 def _resolvable(
-    schema: Mapping[str, Any], server: str | None, tool: str | None, kind: str = "input"
+    schema: Mapping[str, Any], dialect: Dialect, server: str | None, tool: str | None, kind: str = "input"
 ) -> Mapping[str, Any]:
     """`schema` without the references that cannot be resolved inside it (and its patterns
     compiled); with `server` or `tool`, they are logged once, naming both and the reference
     (shortened; it is never fetched)."""
-    refs, where = _unresolvable_refs(schema)
+    refs, where = _unresolvable_refs(schema, dialect)
     if not refs:
         return schema
     if server is not None or tool is not None:
@@ -205,19 +218,20 @@ def _resolvable(
     return resolvable
 
 
-def _compiled(schema: Mapping[str, Any], patterned: bool) -> Draft202012Validator:
-    kind = _PatternedValidator if patterned else _Validator
-    return kind(dict(schema), registry=SPECIFICATIONS)
+def _compiled(schema: Mapping[str, Any], patterned: bool, dialect: Dialect) -> Validator:
+    return _kind(dialect, patterned)(dict(schema), registry=SPECIFICATIONS)
 
 
 def server_schema_validator(
     schema: Mapping[str, Any], *, server: str | None = None, tool: str | None = None
-) -> Draft202012Validator:
-    """A validator for a schema an MCP server sent: nothing outside the schema is ever
-    fetched, unresolvable references count as `{}` (logged once with `server` and `tool`),
-    patterns run cost-bounded."""
-    schema = _resolvable(schema, server, tool)
-    return _compiled(schema, "pattern" in json.dumps(schema, default=str))  # over-inclusive, and cheap
+) -> Validator:
+    """A validator for a schema an MCP server sent, by the rules of the draft it declares:
+    nothing outside the schema is ever fetched, unresolvable references count as `{}` and an
+    unknown `$schema` as 2020-12 (each logged once with `server` and `tool`), patterns run
+    cost-bounded."""
+    dialect = dialect_of(schema, server, tool)
+    schema = _resolvable(schema, dialect, server, tool)
+    return _compiled(schema, "pattern" in json.dumps(schema, default=str), dialect)  # over-inclusive, and cheap
 
 
 class ToolSchema:
@@ -225,18 +239,21 @@ class ToolSchema:
     (`SchemaBounds`) and its references checked when the tool is listed, compiled on the
     tool's first call, shared by every call after."""
 
-    __slots__ = ("_compiled", "_patterned", "_schema", "_validator", "defaults", "for_model")
+    __slots__ = ("_compiled", "_dialect", "_patterned", "_schema", "_validator", "defaults", "for_model")
 
     def __init__(
         self, schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str, kind: str = "input"
     ) -> None:
         """Raises `SchemaOverBound` when the schema costs more than `bounds`."""
         cost = measure(schema, bounds)
-        self._schema = _resolvable(schema, server, tool, kind) if cost.references or cost.patterns else schema
+        self._dialect = dialect = dialect_of(schema, server, tool, kind)
+        resolving = cost.references or cost.patterns
+        self._schema = _resolvable(schema, dialect, server, tool, kind) if resolving else schema
         self._patterned = cost.patterns
-        self._validator: Draft202012Validator | None = None
-        self._compiled: jsonschema_rs.Draft202012Validator | Literal[False] | None = None
-        """The fast validator (None: not built yet; False: this schema has none)."""
+        self._validator: Validator | None = None
+        self._compiled: jsonschema_rs.Validator | Literal[False] | None = False if cost.inner_dialects else None
+        """The fast validator (None: not built yet; False: this schema has none, as one with a
+        `$schema` below its root, which jsonschema-rs may read as accepting anything)."""
         self.for_model: dict[str, Any] = (
             _without(schema, {(node, "$ref") for node in cost.unfollowed}) if cost.unfollowed else schema
         )
@@ -247,9 +264,9 @@ class ToolSchema:
         servers (@playwright/mcp) mark such fields required and accept calls without them."""
 
     @property
-    def validator(self) -> Draft202012Validator:
+    def validator(self) -> Validator:
         if self._validator is None:
-            self._validator = _compiled(self._schema, self._patterned)
+            self._validator = _compiled(self._schema, self._patterned, self._dialect)
         return self._validator
 
     async def problems(self, arguments: Mapping[str, Any], max_depth: int) -> str | None:
@@ -271,7 +288,7 @@ class ToolSchema:
         """Whether the compiled validator finds `arguments` valid (False: ask jsonschema)."""
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = False if self._patterned else _fast_validator(self._schema)
+            compiled = self._compiled = False if self._patterned else _fast_validator(self._schema, self._dialect)
         if compiled is False or (type(arguments) in CONTAINERS and nesting_problem(arguments, max_depth) is not None):
             return False
         try:
@@ -316,16 +333,16 @@ def _refuse(uri: str) -> Any:
     raise ValueError(f"{uri} is never fetched")
 
 
-def _fast_validator(schema: Mapping[str, Any]) -> jsonschema_rs.Draft202012Validator | Literal[False]:
-    """The compiled validator of `schema`, or False when jsonschema-rs does not take it (it
-    refuses schemas that break the meta-schema, and references it would have to fetch)."""
+def _fast_validator(schema: Mapping[str, Any], dialect: Dialect) -> jsonschema_rs.Validator | Literal[False]:
+    """The compiled validator of `schema` for `dialect`, or False when jsonschema-rs does not
+    take it (it refuses schemas that break the meta-schema, and references it would have to fetch)."""
     try:
-        return jsonschema_rs.Draft202012Validator(dict(schema), retriever=_refuse, validate_formats=False)
+        return dialect.compiled(for_compiled(schema, dialect), retriever=_refuse, validate_formats=False)
     except (ValueError, TypeError):  # a jsonschema_rs.ValidationError is a ValueError
         return False
 
 
-def schema_problems(schema: Mapping[str, Any] | Draft202012Validator, value: Any) -> str | None:
+def schema_problems(schema: Mapping[str, Any] | Validator, value: Any) -> str | None:
     """Where `value` breaks `schema` (a schema, or a validator compiled once by
     `server_schema_validator`), or None when it fits. A value nested deeper than
     `max_argument_depth` (64 by default) breaks any schema; a check that would hold the
@@ -337,16 +354,12 @@ def schema_problems(schema: Mapping[str, Any] | Draft202012Validator, value: Any
     return None if problems is None else error_text(problems)
 
 
-def _problems(
-    validator: Draft202012Validator, value: Any, max_depth: int, seconds: float, late: str | None = None
-) -> str | None:
+def _problems(validator: Validator, value: Any, max_depth: int, seconds: float, late: str | None = None) -> str | None:
     """The check itself, within `seconds`: past them, `late` (or `_OutOfTime` without it)."""
     if type(value) in CONTAINERS and (deep := nesting_problem(value, max_depth)) is not None:
         return deep
     token = _deadline.set(time.perf_counter() + seconds)
-    budget: AbstractContextManager[list[str]] = (
-        pattern_budget() if isinstance(validator, _PatternedValidator) else nullcontext([])
-    )
+    budget: AbstractContextManager[list[str]] = pattern_budget() if type(validator) in _PATTERNED else nullcontext([])
     try:
         with budget as costly:
             described = _described(validator.iter_errors(value))
