@@ -3,7 +3,6 @@ list-changed notifications, and both protocol modes."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from typing import Any
@@ -15,6 +14,7 @@ from mcp.server.mcpserver import Context
 
 from mcpbridge import MCPBridge, MCPToolError, ServerConnectionError
 from mcpbridge.testing import serving
+from tests.helpers.waiting import until
 from tests.servers import basic
 
 SCHEMA = {"type": "object", "properties": {}}
@@ -131,8 +131,5 @@ async def test_modern_servers_announce_tool_changes(transport: str) -> None:
         async with MCPBridge({"s": config}, plugins=[]) as bridge:
             tools = {t.name: t for t in await bridge.list_tools()}
             await tools["grow"].ainvoke({})
-            for _ in range(100):
-                if bridge._connections["s"].tools_stale:
-                    break
-                await asyncio.sleep(0.01)
+            await until(lambda: bridge._connections["s"].tools_stale, "tools/list_changed arriving")
             assert "grown" in {t.name for t in await bridge.list_tools()}
