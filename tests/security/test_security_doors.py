@@ -290,3 +290,18 @@ async def test_every_door_refuses_the_value_and_keeps_the_session(url: str, door
         after = await send({"text": "bystander"})  # an approval edit's result starts with a note
         assert not after.refused, after
         assert after.text.endswith("bystander"), after
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    ['{"text": ' + "1" * 5000 + "}", '{"text": ' + "[" * 100_000 + "]" * 100_000 + "}"],
+    ids=["5000-digit-integer", "100000-deep"],
+)
+def test_the_command_line_refuses_arguments_it_cannot_read(
+    url: str, arguments: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON that Python's reader refuses (an integer over 4,300 digits, nesting past its
+    recursion) is bad input like any other: a clear error, not a traceback."""
+    with _config(url) as config:
+        assert cli(["call", "--config", str(config), "s", "echo", arguments]) == 1
+    assert "mcpbridge: error: arguments must be a JSON object" in capsys.readouterr().err

@@ -189,7 +189,7 @@ def _call(options: argparse.Namespace) -> int:
 
     try:
         arguments = json.loads(options.arguments)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, an integer over 4,300 digits, too deep to parse
         raise ConfigError(f'arguments must be a JSON object, e.g. \'{{"city": "Oslo"}}\': {exc}') from None
     if not isinstance(arguments, dict):
         raise ConfigError('arguments must be a JSON object, e.g. \'{"city": "Oslo"}\'')
