@@ -25,7 +25,7 @@ from mcpbridge._base.bounds import (
     SchemaBounds,
 )
 from mcpbridge._base.errors import ConfigError, validation_problems
-from mcpbridge._base.expansion import expand_env
+from mcpbridge._base.expansion import expand_env, secrets_in_table
 from mcpbridge._base.httpfields import header_problem, value_problem
 from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
 
@@ -276,7 +276,9 @@ class Settings(BaseModel):
 
     def secret_values(self) -> frozenset[str]:
         """Values to keep out of logs and errors: static header values, `env` values whose
-        names look secret, and credentials in server URLs (see `mcpbridge._base.redaction`)."""
+        names look secret, credentials in server URLs (see `mcpbridge._base.redaction`), and
+        the values servers' tables took from the environment (`${NAME}`: see
+        `mcpbridge._base.expansion.environment_secret`)."""
         return frozenset(_secrets_in(self.servers))
 
     def with_overrides(
@@ -372,6 +374,7 @@ def _secrets_in(servers: Mapping[str, Any]) -> set[str]:
             found.update(v for k, v in env.items() if isinstance(v, str) and SECRET_NAME.search(str(k)))
         if isinstance(url, str) and redact_url(url) != url:
             found.update(_url_secrets(url))
+        found.update(secrets_in_table(table))
     return found
 
 

@@ -1,34 +1,86 @@
-"""`${ENV}` expansion: the one rule for the config file and for tables given in Python."""
+"""`${ENV}` expansion: the one rule for the config file and for tables given in Python.
+
+A value taken from the environment is a secret wherever it goes: people put tokens there,
+and a token in a stdio server's `args` or a key in a URL's path reaches error texts and the
+HTTP client's request log as easily as a header does. So every value expansion reads from
+the environment is noted here (`environment_secret`), and a server's table that holds one
+makes it one of that bridge's known secrets (`secrets_in_table`, through
+`Settings.secret_values()`), hidden in every error, log line, span, event and CLI output.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mcpbridge._base.errors import ConfigError
+from mcpbridge._base.redaction import MIN_SECRET, SECRET_NAME
 
 _ENV_PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+ENV_SECRET_MIN = 8
+"""The shortest value of a variable whose name does not look secret that counts as a secret:
+hiding every `8080`, `debug` or `true` in a log line would hide nothing and garble the rest."""
+
+_taken: set[str] = set()
+_taken_lock = threading.Lock()
+
+
+def environment_secret(name: str, value: str) -> bool:
+    """Whether `value`, read from the environment variable `name`, is a secret: a value of at
+    least `ENV_SECRET_MIN` characters (spaces at its ends aside), or, when the name looks secret
+    (`TOKEN`, `API_KEY`, `PASSWORD`, ... see `SECRET_NAME`), of at least `MIN_SECRET`."""
+    length = len(value.strip())
+    return length >= ENV_SECRET_MIN or (length >= MIN_SECRET and SECRET_NAME.search(name) is not None)
+
+
+def secrets_in_table(table: Any) -> set[str]:
+    """The values taken from the environment (those `environment_secret` counts) that some
+    string of `table` (a server's raw or dumped table: strings, mappings, lists) holds."""
+    with _taken_lock:
+        taken = tuple(_taken)
+    if not taken:
+        return set()
+    return {value for text in _strings(table) for value in taken if value in text}
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
 
 
 def expand_env(value: Any, source: str, key: str = "") -> Any:
     """Replace `${NAME}` (or `${NAME:-default}`) in every string with the environment's value;
     `$${` stands for a literal `${`. The one rule for the file and for dicts given in Python
     (`MCPBridge(servers=..., plugin_settings=...)`); built `ServerConfig`/`Settings` objects
-    are the result of this step and are taken as they are."""
+    are the result of this step and are taken as they are. Values read from the environment
+    are noted as secrets (see the module's docstring); a default is the file's own text."""
     if isinstance(value, str):
 
         def substitute(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)
             if name is None:
                 return "${"
-            found = os.environ.get(name, default)
+            found = os.environ.get(name)
             if found is None:
-                raise ConfigError(
-                    f"{source}: `{key}` uses ${{{name}}} but {name} is not set in the environment "
-                    f"(set it, or write ${{{name}:-default}})"
-                )
+                if default is None:
+                    raise ConfigError(
+                        f"{source}: `{key}` uses ${{{name}}} but {name} is not set in the environment "
+                        f"(set it, or write ${{{name}:-default}})"
+                    )
+                return default
+            if environment_secret(name, found):
+                with _taken_lock:
+                    _taken.add(found)
             return found
 
         return _ENV_PATTERN.sub(substitute, value)

@@ -4,8 +4,9 @@ Secrets reach text in three shapes, and each has its own redaction:
 
 - credentials in URLs: `user:password@host` and query (or fragment) parameters whose names
   look secret (`token`, `api_key`, `sig`, `code`, ...) — `redact_url`;
-- values the bridge knows are secret (static header values, secret-looking `env` values),
-  including the escaped forms a `repr` gives them — `redact_text(text, secrets)`;
+- values the bridge knows are secret (static header values, secret-looking `env` values,
+  values a server's config took from the environment: `mcpbridge._base.expansion`),
+  including the escaped forms a `repr` and a URL give them — `redact_text(text, secrets)`;
 - header values quoted by the HTTP stack (`Illegal header value b'...'`) — always hidden.
 
 `install_log_redaction()` applies all three to every log record of the HTTP stack
@@ -27,7 +28,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import unquote_plus, urlsplit, urlunsplit
+from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
 
 import re2  # type: ignore[import-untyped]
 
@@ -45,8 +46,11 @@ _SPACE = r"\t-\r\x1c-\x1f\x85\p{Z}"
 _URL = re2.compile(rf"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^{_SPACE}'\"<>`]+")
 _QUOTED_HEADER = re2.compile(r"""Illegal header (?:value|name) b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 _USERINFO = re2.compile(rf"//[^/@{_SPACE}]*@")
-_MIN_SECRET = 3
+MIN_SECRET = 3
 """Shorter known values are not searched for: replacing every `1` in a log line hides nothing."""
+_URL_KEEPS = "".join(chr(i) for i in range(0x21, 0x7F) if chr(i) not in '"#<>?`{}')
+"""What the HTTP client (httpx2) leaves as it is in a URL's path; in a query it keeps `?`, a
+backtick and braces too, and it percent-encodes the rest (spaces, quotes, non-ASCII)."""
 
 MAX_QUOTED_CHARS = 4000
 """The most characters of one server text the bridge quotes in a message (a stderr tail, an
@@ -99,24 +103,39 @@ def _redact_params(text: str) -> str:
 
 
 def secret_forms(secrets: Iterable[str]) -> list[str]:
-    """The texts to search for: each secret as it is, stripped, and as `repr` would escape it
-    (str and bytes), longest first so a longer form is replaced before its parts."""
+    """The texts to search for: each secret as it is, stripped, as `repr` would escape it
+    (str and bytes) and as a URL carries it (`_url_forms`), longest first so a longer form is
+    replaced before its parts."""
     forms: set[str] = set()
     for secret in secrets:
         if not isinstance(secret, str):
             continue
         for form in (secret, secret.strip()):
-            if len(form) >= _MIN_SECRET:
+            if len(form) >= MIN_SECRET:
                 forms.update((form, repr(form)[1:-1], repr(form.encode("utf-8", "backslashreplace"))[2:-1]))
+                forms.update(_url_forms(form))
         # each long word too: the credential of "Bearer <token>" on its own
         forms.update(word for word in secret.split() if len(word) >= 8)
     return sorted(forms, key=len, reverse=True)
 
 
+def _url_forms(secret: str) -> tuple[str, ...]:
+    """`secret` percent-encoded as the HTTP client logs it in a URL's path or query, as it is
+    written fully encoded, and form-encoded (`+` for a space): a key in a URL reaches the
+    client's `HTTP Request:` line and the errors quoting the URL in these forms."""
+    surrogates = "surrogatepass"  # log texts may carry lone surrogates (see `_substitute`)
+    return (
+        quote(secret, safe=_URL_KEEPS, errors=surrogates),
+        quote(secret, safe=_URL_KEEPS + "?`{}", errors=surrogates),
+        quote(secret, safe="", errors=surrogates),
+        quote_plus(secret, safe="", errors=surrogates),
+    )
+
+
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """`text` with URLs redacted (`redact_url`), header values quoted by the HTTP stack hidden,
     and every known secret in `secrets` (values of 3 or more characters, also in their
-    escaped `repr` forms) replaced by `***`."""
+    escaped `repr` and percent-encoded forms) replaced by `***`."""
     return _redact(text, secret_forms(secrets))
 
 

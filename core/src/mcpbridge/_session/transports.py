@@ -32,7 +32,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpbridge._base.config import ServerConfig
-from mcpbridge._base.redaction import MAX_QUOTED_CHARS, capped
+from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
 from mcpbridge._session.stdio import StdioTransport
 
 HTTP_TIMEOUT = 30.0
@@ -52,7 +52,8 @@ the HTTP hook below sees exactly the headers of the call that made the POST."""
 @dataclass(frozen=True, slots=True)
 class HTTPRefusal:
     """An HTTP error status a server answered: the status, its reason phrase, the server's
-    `WWW-Authenticate` challenge and the start of its body (both cut to a quote's length)."""
+    `WWW-Authenticate` challenge and the start of its body (both cut to a quote's length and
+    cleared of known secrets: `outward_text`)."""
 
     status: int
     reason: str
@@ -199,7 +200,11 @@ def _session_watch(link: Link) -> Callable[[httpx2.Response], Any]:
             link.session_gone = True
             return
         challenge = response.headers.get("www-authenticate")
-        link.refused = HTTPRefusal(status, response.reason_phrase, challenge and capped(challenge), capped(text))
+        # outward already: the refusal is kept (`AuthenticationError.challenge`), and a challenge's
+        # `resource_metadata` quotes the request's URL, a key in its path included
+        link.refused = HTTPRefusal(
+            status, response.reason_phrase, challenge and outward_text(challenge), outward_text(text)
+        )
 
     return watch
 
