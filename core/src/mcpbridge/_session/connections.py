@@ -39,7 +39,7 @@ from mcpbridge._base.httpfields import check_headers
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._compat import answer_from_now_on
 from mcpbridge._platform.declaration import CALLBACKS, Capability
-from mcpbridge._session.in_flight import InFlight, progress_reporter
+from mcpbridge._session.in_flight import InFlight
 from mcpbridge._session.listing import Listing
 from mcpbridge._session.server_logs import wanted_level
 from mcpbridge._session.task_requests import run_as_task, task_only
@@ -154,21 +154,20 @@ class Connection:
             return await run_as_task(self, request, request.task)
         if (refused := task_only(request, self.name, self._unanswered)) is not None:
             return refused
-        progress = progress_reporter(request) if request.observers else None
+        with self._in_flight.tracking(request) as progress:  # what comes with this call is its own
 
-        def call(session: ClientSession, limit: float) -> Awaitable[CallToolResult | InputRequiredResult]:
-            return session.call_tool(
-                request.name,
-                request.args,
-                read_timeout_seconds=limit,
-                input_responses=request.input_responses,
-                request_state=request.request_state,
-                meta=cast(RequestParamsMeta | None, request.meta),
-                progress_callback=progress,
-                allow_input_required=True,
-            )
+            def call(session: ClientSession, limit: float) -> Awaitable[CallToolResult | InputRequiredResult]:
+                return session.call_tool(
+                    request.name,
+                    request.args,
+                    read_timeout_seconds=limit,
+                    input_responses=request.input_responses,
+                    request_state=request.request_state,
+                    meta=cast(RequestParamsMeta | None, request.meta),
+                    progress_callback=progress,
+                    allow_input_required=True,
+                )
 
-        with self._in_flight.tracking(request):
             result = await self.send_for(request, call)
         if isinstance(result, CallToolResult) and (problem := await self.output_problem(request, result)):
             return self._translate.malformed(request.name, problem)
@@ -355,6 +354,9 @@ class Connection:
             logger.debug("mcpbridge: server %r does not announce tool changes: %s", self.name, describe(exc))
 
     async def _on_message(self, message: Any) -> None:
+        """A server's notification (or a transport error). It runs in the context of the stream
+        it came on, so a log message reaches the call that stream belongs to, if any
+        (`InFlight.server_log`); a plugin's own `message_handler` hears every one, as the server's."""
         if isinstance(message, ToolListChangedNotification):
             self.tools_stale = True
         elif isinstance(message, LoggingMessageNotification):

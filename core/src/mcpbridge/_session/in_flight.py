@@ -4,6 +4,14 @@ client (elicitation, sampling) and progress.
 
 A call stays registered until its answer, or its failure, comes back: when the transport
 breaks, the SDK fails every request still waiting, so the registry empties with it.
+
+A notification belongs to a call only when the protocol ties it to that call, never because
+the call happened to be in flight (several users share one session): mcp delivers a server's
+message in the contextvars context of the stream it came on, so `sending` marks the call's
+context. On streamable HTTP a request's response stream runs in the context that sent the
+request (legacy and modern); in-process the server answers in it. stdio, SSE and HTTP's
+standalone GET stream deliver in the session's own context, which names no call: what comes
+there is the server's, not a call's.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import LoggingMessageNotificationParams
 
 from mcpbridge._base.pipeline import ToolCallRequest
@@ -22,6 +31,9 @@ from mcpbridge._platform.declaration import CALLBACKS
 from mcpbridge._session.server_logs import log_to_python
 
 logger = logging.getLogger(__name__)
+
+sending: contextvars.ContextVar[object | None] = contextvars.ContextVar("mcpbridge_call_sending", default=None)
+"""The key of the tool call whose request is sent (and answered) in this context."""
 
 ASKING = {option: kind for option, kind in CALLBACKS.items() if kind != "roots"}
 """Client callbacks through which a server asks for an answer from a person or a model."""
@@ -55,43 +67,55 @@ class InFlight:
         return counted
 
     @contextmanager
-    def tracking(self, request: ToolCallRequest) -> Iterator[None]:
-        """Register `request` while it runs; if the server asked the client (a person, a
-        model) meanwhile, its observers hear `server.asked`: this call or another on the same
-        session asked, so the answer is not this call's alone to share."""
+    def tracking(self, request: ToolCallRequest) -> Iterator[ProgressFnT | None]:
+        """Register `request` while it runs and mark the context it is sent in as its own
+        (`sending`); yields its progress callback (None when nobody observes it). If the server
+        asked the client (a person, a model) meanwhile, its observers hear `server.asked`: this
+        call or another on the same session asked, so the answer is not this call's alone to share."""
         key = object()
         observed = bool(request.observers)
+        progress = progress_reporter(request, key) if observed else None
         self._calls[key] = (request, contextvars.copy_context() if observed else None)
         asked = self.asked.copy() if observed else None
+        token = sending.set(key)
         try:
-            yield
+            yield progress
         finally:
+            sending.reset(token)
             if asked is not None and asked != self.asked:
                 request.notify("server.asked", kinds=sorted(self.asked - asked))
             del self._calls[key]
 
     def server_log(self, params: LoggingMessageNotificationParams) -> None:
         """A server's log message: to the `mcpbridge.server.<name>` logger, and as a `log` event
-        to every call in flight on this session that has observers (the notification does not
-        say which request it belongs to)."""
+        to the observers of the call it came with (`sending`), when that call is in flight on
+        this session. A message that came with no call is the server's: the logger's alone."""
         log_to_python(self.server, params)
+        request, context = self._calls.get(sending.get(), (None, None))
+        if request is None or context is None:
+            return
         event = {"level": params.level, "logger": params.logger, "data": params.data}
-        for request, context in list(self._calls.values()):
-            if context is None:
-                continue
-            for observer in request.observers:
-                try:
-                    context.run(observer, "log", dict(event))
-                except Exception:  # one observer's fault must not keep the message from the others
-                    logger.exception("mcpbridge: an observer of %s/%s failed on a log event", self.server, request.name)
+        for observer in request.observers:
+            try:
+                context.run(observer, "log", dict(event))
+            except Exception:  # one observer's fault must not keep the message from the others
+                logger.exception("mcpbridge: an observer of %s/%s failed on a log event", self.server, request.name)
 
 
-def progress_reporter(request: ToolCallRequest) -> Any:
-    """Progress arrives on whatever task reads the transport (for stdio, not the caller's):
-    report it in the context of the call it belongs to, so observers see that call's run."""
+def progress_reporter(request: ToolCallRequest, key: object | None = None) -> ProgressFnT:
+    """The progress callback of `request` (the call registered as `key`, if it is). The SDK
+    ties progress to its call by the token; it arrives on whatever task reads the transport
+    (for stdio, not the caller's): report it in the context of the call it belongs to, so
+    observers see that call's run. Progress that came on another call's response stream (a
+    server answering one call with another's token) reaches no one."""
     context = contextvars.copy_context()
 
     async def report(progress: float, total: float | None, message: str | None) -> None:
+        if sending.get() not in (None, key):
+            logger.debug(
+                "mcpbridge: dropped progress for %s/%s that came with another call", request.server_name, request.name
+            )
+            return
         context.run(request.notify, "progress", progress=progress, total=total, message=message)
 
     return report
