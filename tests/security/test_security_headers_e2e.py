@@ -17,6 +17,7 @@ import pytest
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import make_runtime, make_tool_call
+from tests.helpers.waiting import until
 
 SECRET = "TOPSECRET-e2e-91b3"
 
@@ -58,7 +59,7 @@ async def test_bad_header_is_an_error_message_and_the_bystander_succeeds(
         tools = {tool.name: tool for tool in await bridge.list_tools()}
         session = await bridge.session("crm")
         bystander = asyncio.create_task(_call(tools, "slow", {"seconds": 0.3}, "bob"))
-        await asyncio.sleep(0.05)  # the bystander's POST is in flight on the shared session
+        await until(lambda: bool(bridge.calls_in_flight("crm")), "the bystander's call in flight on the shared session")
         bad = await _call(tools, "whoami", {}, value)
         done = await bystander
         after = await _call(tools, "whoami", {}, "carol")

@@ -4,10 +4,8 @@ exits at once on stdin EOF and never signals its helper."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge, ServerConnectionError
 from mcpbridge.testing import stdio_config
+from tests.helpers.waiting import until
 
 pytestmark = [
     pytest.mark.serial,
@@ -63,15 +62,6 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-async def ended(pid: int, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while running(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
-
-
 @pytest.fixture
 def script(tmp_path: Path) -> Path:
     path = tmp_path / "spawning.py"
@@ -86,7 +76,7 @@ async def test_the_helper_ends_with_aclose(script: Path) -> None:
         assert running(helper)
     finally:
         await bridge.aclose()
-    assert not running(helper), "the server's helper outlived aclose()"
+    await until(lambda: not running(helper), "the end of the server's helper after aclose()")
 
 
 async def test_a_crash_and_reconnect_leaves_no_helper_behind(script: Path) -> None:
@@ -98,6 +88,6 @@ async def test_a_crash_and_reconnect_leaves_no_helper_behind(script: Path) -> No
             helpers.append(int(text(await bridge.call_tool("spawning", "helper_pid"))))
         assert len(set(helpers)) == 3, "each reconnect starts a new server"
         for old in helpers[:-1]:
-            assert await ended(old), f"the helper {old} of a crashed server is still running"
+            await until(lambda: not running(old), f"the end of the helper {old} of a crashed server")  # noqa: B023
         assert running(helpers[-1])
-    assert not running(helpers[-1])
+    await until(lambda: not running(helpers[-1]), "the end of the last helper after close")
