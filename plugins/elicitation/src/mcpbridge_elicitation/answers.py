@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +36,9 @@ def check_answers(payload: Mapping[str, Any], answers: Any) -> Answers:
     where = f"tool {payload['name']!r} on server {payload['server_name']!r}"
     if not isinstance(answers, Mapping):
         raise ValueError(f"the answers for {where} must be a dict keyed by question ({sorted(requests)})")
+    if odd := [key for key in answers if not isinstance(key, str)]:
+        keys = f"the questions' keys ({sorted(requests)})"
+        raise ValueError(f"the answers for {where} must be keyed by {keys}, {_odd(odd[0])}")
     missing, unknown = sorted(set(requests) - set(answers)), sorted(set(answers) - set(requests))
     if missing or unknown:
         raise ValueError(
@@ -55,10 +59,43 @@ def _check_answer(request: Mapping[str, Any], answer: Any, where: str) -> dict[s
         return {"action": "accept"}
     if not isinstance(content, Mapping):
         raise ValueError(f"accepting {where} needs `content`: a dict matching its requested_schema")
+    if (shape := _shape_problem(content)) is not None:
+        raise ValueError(f"the content for {where} cannot be sent over MCP: {shape}")
     problems = schema_problems(request["requested_schema"], dict(content))
     if problems:
         raise ValueError(f"the content for {where} does not match its requested_schema: {problems}")
     return {"action": "accept", "content": dict(content)}
+
+
+CARRIED = "each field's value must be text, a number, a boolean, null or a list of texts"
+
+
+def _shape_problem(content: Mapping[Any, Any]) -> str | None:
+    """What in `content` an MCP elicitation answer (`ElicitResult.content`) cannot hold: a key
+    that is not text, or a value other than the flat ones MCP allows. How the values encode
+    (a lone surrogate, NaN, their size) is checked where every value sent to a server is."""
+    for key, value in content.items():
+        if not isinstance(key, str):
+            return f"its keys must be the schema's field names, {_odd(key)}"
+        flat = value is None or isinstance(value, str | int | float | bool)
+        if not flat and not (isinstance(value, list | tuple) and all(isinstance(item, str) for item in value)):
+            return f"field {reprlib.repr(key)} holds {_kind(value)}: {CARRIED}"
+    return None
+
+
+def _odd(key: object) -> str:
+    return f"which are text, not {_described(key)}"
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list | tuple):
+        other = next(item for item in value if not isinstance(item, str))
+        return f"a list with {_described(other)} in it"
+    return _described(value)
+
+
+def _described(value: object) -> str:
+    return f"{reprlib.repr(value)} ({type(value).__name__})"
 
 
 ELICITATION = Question(PAYLOAD_TYPE, "user input", check_answers)
