@@ -42,11 +42,11 @@ class TasksInterceptor:
         if not self._settings.as_task(request.server_name, request.name, _task_support(request.tool)):
             return await handler(request)  # an outer interceptor renamed the call to a tool that is not one
         ledger = Ledger.of(request) if self._settings.resume else None
-        started = await self._start(request, handler, ledger)
-        if not isinstance(started, TaskHandle):
-            return started  # the server's error result (or an inner interceptor's answer)
-        request.artifact.append({"type": ARTIFACT_TYPE, "task_id": started.task.task_id})
         try:
+            started = await self._start(request, handler, ledger)
+            if not isinstance(started, TaskHandle):
+                return started  # the server's error result (or an inner interceptor's answer)
+            request.artifact.append({"type": ARTIFACT_TYPE, "task_id": started.task.task_id})
             return await _Run(request, started, self._settings).finish()
         finally:  # the call ended, however: its task is nothing to resume (a killed worker never gets here)
             if ledger is not None:
