@@ -25,7 +25,8 @@ class TasksSettings(BaseModel):
     """Seconds a task may run (including time waiting for input) before it is cancelled and the
     call fails."""
     cancel_timeout: float = Field(default=5.0, gt=0)
-    """Seconds to wait for the server's answer to `tasks/cancel` when the run is cancelled."""
+    """Seconds to wait for the server's answer to `tasks/cancel` when the run is cancelled or the
+    task is given up (past `max_duration`, or a `tasks/get` answered with an error)."""
     resume: bool = True
     """Record each task's id in the agent's LangGraph store, so a restarted worker polls the
     same task instead of starting a new one (needs `create_agent(..., store=...)`)."""
