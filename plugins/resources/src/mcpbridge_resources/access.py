@@ -10,9 +10,9 @@ from typing import Any
 from langchain_core.documents.base import Blob
 from langchain_core.messages import AIMessage, HumanMessage
 from mcp.client.session import ClientSession
-from mcp.types import Prompt, ReadResourceResult, Resource, ResourceTemplate
+from mcp.types import METHOD_NOT_FOUND, Prompt, ReadResourceResult, Resource, ResourceTemplate
 
-from mcpbridge import MCPBridge
+from mcpbridge import MCPBridge, ServerRequestError
 from mcpbridge_resources.convert import all_prompts, all_resource_templates, all_resources, to_blobs, to_messages
 
 
@@ -22,8 +22,20 @@ async def list_resources(bridge: MCPBridge, server: str) -> list[Resource]:
 
 
 async def list_resource_templates(bridge: MCPBridge, server: str) -> list[ResourceTemplate]:
-    """The resource templates (URI templates) `server` lists (every page)."""
-    return await bridge.request(server, "resources/templates/list", all_resource_templates)
+    """The resource templates (URI templates) `server` lists (every page); none when it
+    answers method-not-found (-32601): servers that list resources often have no templates
+    (mcp-server-sqlite, @modelcontextprotocol/server-postgres)."""
+    try:
+        return await bridge.request(server, "resources/templates/list", all_resource_templates)
+    except ServerRequestError as exc:
+        if not_offered(exc):
+            return []
+        raise
+
+
+def not_offered(error: ServerRequestError) -> bool:
+    """Whether `error` is the server's method-not-found (-32601): it offers no such list."""
+    return error.code == METHOD_NOT_FOUND
 
 
 async def get_resources(bridge: MCPBridge, server: str, uris: str | Sequence[str] | None = None) -> list[Blob]:

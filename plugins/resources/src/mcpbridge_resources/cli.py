@@ -68,8 +68,18 @@ def _resources(options: argparse.Namespace) -> int:
         return _read(options)
 
     async def listing(bridge: MCPBridge, server: str) -> tuple[list[Any], list[Any]]:
-        resources = await mcpbridge_resources.list_resources(bridge, server)
-        return resources, await mcpbridge_resources.list_resource_templates(bridge, server)
+        """Method-not-found on one list means none of those; on both, the server offers no
+        resources (the resources list's error says so)."""
+        from mcpbridge_resources.access import not_offered  # imports mcp: only when the command runs
+
+        templates = await mcpbridge_resources.list_resource_templates(bridge, server)  # [] when not offered
+        try:
+            resources = await mcpbridge_resources.list_resources(bridge, server)
+        except ServerRequestError as exc:
+            if not templates or not not_offered(exc):
+                raise
+            resources = []
+        return resources, templates
 
     found = _each_server(options, listing)
     if options.json:
