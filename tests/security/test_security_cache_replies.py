@@ -320,7 +320,7 @@ async def test_a_flight_lock_holding_nonsense_does_not_hold_calls_back(
         await redis.set(keys["entry"].replace(":v2:", ":v2:flight:"), "garbage")
         start = time.perf_counter()
         assert await call(bridge, "s", "read") == ("s:x:2", MISS)
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < 5.0  # far from flight_wait (10 s), with room for a loaded machine
 
 
 def test_a_redis_url_that_decodes_replies_is_refused(redis_url: str) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,6 +29,7 @@ from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import ScriptedChatModel, serving, stdio_config, tool_call_turn
+from tests.helpers.waiting import PATIENCE, until, until_sync
 
 LIMIT = 2000
 """`max_argument_bytes` of these tests."""
@@ -204,8 +204,8 @@ def written(bridge: MCPBridge, server: str) -> int:
 def with_bystander(bridge: MCPBridge, pool: ThreadPoolExecutor, server: str, run: Any) -> tuple[Any, ToolMessage]:
     """`run()` while another caller's call is in flight on the same session; both results."""
     bystander = pool.submit(call, bridge, server, "slow_echo", {"text": "still here", "seconds": BYSTANDER_S})
-    time.sleep(0.2)  # the bystander's request is on the wire
-    return run(), bystander.result(timeout=10)
+    until_sync(lambda: bool(bridge.calls_in_flight(server)), "the bystander's call in flight")
+    return run(), bystander.result(timeout=PATIENCE)
 
 
 def resumed(bridge: MCPBridge, pool: ThreadPoolExecutor, tool: str, resume: Any) -> tuple[ToolMessage, ToolMessage]:
@@ -337,7 +337,7 @@ async def test_arguments_an_interceptor_changed_fail_their_call_only(
             bystander = asyncio.ensure_future(
                 opened.call_tool("notes", "slow_echo", {"text": "still here", "seconds": BYSTANDER_S})
             )
-            await asyncio.sleep(0.2)
+            await until(lambda: bool(opened.calls_in_flight("notes")), "the bystander's call in flight")
             message = await opened.call_tool("notes", "write_note", {"text": "fine"})
             assert message.status == "error"
             assert problem in text(message), text(message)
