@@ -85,6 +85,7 @@ from ._session.connections import ModernOnly as ModernOnly
 from ._session.loops import on_caller_loop as on_caller_loop
 from ._session.server_info import ServerInfo as ServerInfo
 from ._tools.arguments import ArgumentChecks as ArgumentChecks
+from ._tools.definitions import definition_fingerprint as definition_fingerprint
 from ._tools.outputs import call_tool_checked as call_tool_checked
 from ._tools.results import (
     STRUCTURED_CONTENT as STRUCTURED_CONTENT,

@@ -27,6 +27,7 @@ from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
 from mcpbridge._session.server_info import ServerInfo, server_info
+from mcpbridge._tools.definitions import Definition
 from mcpbridge._tools.outputs import OutputChecks
 from mcpbridge._tools.schemas import listed_schema
 from mcpbridge._tools.tool import MCPTool, ToolBinding
@@ -87,7 +88,9 @@ class MCPBridge:
             for name, server in self.settings.servers.items()
         }
         self._home = HomeLoop()
-        self._tools: dict[tuple[str, str], tuple[Tool, MCPTool | None]] = {}
+        self._tools: dict[str, dict[str, tuple[Tool, MCPTool | None]]] = {name: {} for name in self._connections}
+        """Per server, the tool built for each definition the server's last listing offered
+        (None: left out, its input schema over the bounds); no other is kept."""
         self._handlers: dict[tuple[str, Layering], ToolCallHandler] = {}
         self._layers = ToolLayers(self.plugins.contributed, self.plugins.order)
         self._unanswered = self.plugins.unanswered  # one bound method for every tool
@@ -215,11 +218,23 @@ class MCPBridge:
                 raise result
             for review in self._reviews:
                 result = await review.review(name, result)
+            offered: dict[str, tuple[Tool, MCPTool | None]] = {}
             async for mcp_tool in paced(result):
                 tool = self._tool(name, mcp_tool)
+                offered[mcp_tool.name] = self._tools[name][mcp_tool.name]
                 if tool is not None:
                     tools.append(tool)
+            self._keep_only(name, offered)
         return await self._names.resolve(tools)
+
+    def _keep_only(self, server: str, offered: dict[str, tuple[Tool, MCPTool | None]]) -> None:
+        """Keep the tools of `server`'s latest listing alone: one the server no longer lists
+        (or a review holds back) is dropped, and a call through it is refused."""
+        for name, (_, tool) in self._tools[server].items():
+            if tool is not None and name not in offered:
+                why = next(filter(None, (review.left_out(server, name) for review in self._reviews)), None)
+                tool.binding.definition.withdrawn = why or "the server no longer lists it"
+        self._tools[server] = offered
 
     # -- beyond tools: server info, any other request ---------------------------------
 
@@ -262,18 +277,21 @@ class MCPBridge:
         """The LangChain tool for `mcp_tool`, built (and its chain composed) once per
         definition; None for a tool whose input schema costs more than the settings allow
         (left out, with one warning)."""
-        key = (server, mcp_tool.name)
-        cached = self._tools.get(key)
+        built = self._tools[server]
+        cached = built.get(mcp_tool.name)
         if cached is not None and (cached[0] is mcp_tool or cached[0] == mcp_tool):
             return cached[1]
+        if cached is not None and cached[1] is not None:
+            cached[1].binding.definition.withdrawn = "the server changed its definition since"
         schema = listed_schema(mcp_tool.input_schema, self._schema_bounds, server=server, tool=mcp_tool.name)
         if schema is None:
-            self._tools[key] = (mcp_tool, None)
+            built[mcp_tool.name] = (mcp_tool, None)
             return None
         layering = self._layers.of(server, mcp_tool)
         binding = ToolBinding(
             server_name=server,
             tool=mcp_tool,
+            definition=Definition.of(mcp_tool),
             handler=self._handler(server, layering),
             chain=layering.chain,
             schema=schema,
@@ -285,7 +303,7 @@ class MCPBridge:
         )
         name = f"{server}_{mcp_tool.name}" if self.settings.tool_name_prefix else mcp_tool.name
         tool = MCPTool.create(binding, name=name, handle_tool_error=self.settings.handle_tool_errors)
-        self._tools[key] = (mcp_tool, tool)
+        built[mcp_tool.name] = (mcp_tool, tool)
         return tool
 
     def _handler(self, server: str, layering: Layering) -> ToolCallHandler:

@@ -28,6 +28,7 @@ from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.wire import refusal
 from mcpbridge._tools.arguments import add_defaults, argument_problem
 from mcpbridge._tools.callbacks import nobody_listens
+from mcpbridge._tools.definitions import Definition
 from mcpbridge._tools.prebuilt import prebuilt
 from mcpbridge._tools.results import (
     error_message,
@@ -46,6 +47,9 @@ class ToolBinding:
 
     server_name: str
     tool: Tool
+    definition: Definition
+    """`tool`'s fingerprint, and whether the bridge still offers it: a call through a tool
+    object whose definition it no longer offers is refused before it is sent."""
     handler: ToolCallHandler
     chain: tuple[str, ...]
     """The layers this tool's calls pass, outermost first (`MCPTool.chain`)."""
@@ -179,6 +183,8 @@ class MCPTool(BaseTool):
             arguments, binding.schema, binding.max_argument_bytes, binding.max_argument_depth
         )
         try:
+            if binding.definition.withdrawn is not None:
+                raise _withdrawn(binding)
             if problem is not None:
                 raise refusal("arguments", self.name, problem, server_name=binding.server_name, name=binding.tool.name)
             result = await binding.home.submit(binding.handler(checked_before_chain(request)))
@@ -268,6 +274,17 @@ def _asked_for(result: InputRequiredResult) -> Capability:
     """What a round nobody answered asks of the client: a person first, then a model, then roots."""
     asked = {capability_of(item) for item in (result.input_requests or {}).values()}
     return next((kind for kind in get_args(Capability) if kind in asked), "elicitation")
+
+
+def _withdrawn(binding: ToolBinding) -> ToolCallError:
+    """The refusal of a call through a tool object whose definition the bridge no longer offers."""
+    return ToolCallError(
+        f"MCP tool {binding.tool.name!r} on server {binding.server_name!r} is not the tool this object was "
+        f"built from: {binding.definition.withdrawn}. The call was not sent: list the tools again "
+        "(`await bridge.list_tools()`) and call the tool it returns",
+        server_name=binding.server_name,
+        name=binding.tool.name,
+    )
 
 
 def _as_arguments(tool_input: str | dict[str, Any], name: str) -> dict[str, Any]:
