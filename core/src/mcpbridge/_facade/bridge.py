@@ -291,7 +291,7 @@ class MCPBridge:
         binding = ToolBinding(
             server_name=server,
             tool=mcp_tool,
-            definition=Definition.of(mcp_tool),
+            definition=Definition(),
             handler=self._handler(server, layering),
             chain=layering.chain,
             schema=schema,

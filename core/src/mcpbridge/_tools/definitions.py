@@ -26,13 +26,8 @@ def definition_fingerprint(tool: Tool) -> str:
 
 @dataclass(slots=True, eq=False)
 class Definition:
-    """The definition one tool object was built from (computed once, when it is built)."""
+    """Whether the bridge still offers the definition one tool object was built from."""
 
-    fingerprint: str
     withdrawn: str | None = None
-    """None while the bridge offers this definition; else why it no longer does (it changed,
-    is no longer listed, or a review holds it back), for the error refusing a call."""
-
-    @classmethod
-    def of(cls, tool: Tool) -> Definition:
-        return cls(definition_fingerprint(tool))
+    """None while it does; else why not (it changed, is no longer listed, or a review holds
+    it back), for the error refusing a call through the object."""

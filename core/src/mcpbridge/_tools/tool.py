@@ -48,8 +48,8 @@ class ToolBinding:
     server_name: str
     tool: Tool
     definition: Definition
-    """`tool`'s fingerprint, and whether the bridge still offers it: a call through a tool
-    object whose definition it no longer offers is refused before it is sent."""
+    """Whether the bridge still offers `tool`: a call through a tool object whose definition
+    it no longer offers is refused before it is sent."""
     handler: ToolCallHandler
     chain: tuple[str, ...]
     """The layers this tool's calls pass, outermost first (`MCPTool.chain`)."""
