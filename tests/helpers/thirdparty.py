@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.waiting import PATIENCE
+
 HERE = Path(__file__).resolve().parents[1] / "thirdparty"
 NODE_MODULES = HERE / ".node" / "node_modules" / "@modelcontextprotocol"
 VENVS = HERE / ".venvs"
@@ -66,7 +68,7 @@ def python_server(name: str, version: str, *args: str) -> dict[str, Any]:
     return {"command": str(need(VENVS / f"{name}-{version}" / "bin" / name)), "args": list(args)}
 
 
-def stdio_pid(marker: str, timeout: float = 5.0) -> int:
+def stdio_pid(marker: str, timeout: float = PATIENCE) -> int:
     """The pid of the one stdio server this test process started whose command line
     contains `marker` (the bridge starts servers as direct children)."""
     deadline = time.monotonic() + timeout
@@ -82,7 +84,7 @@ def stdio_pid(marker: str, timeout: float = 5.0) -> int:
 def kill(pid: int) -> None:
     """SIGKILL `pid` and wait until it has exited (our child: reaped by the SDK or a zombie)."""
     os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline:
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -118,7 +120,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_for_port(port: int, timeout: float = 10.0) -> None:
+def wait_for_port(port: int, timeout: float = PATIENCE) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -41,13 +38,3 @@ def structured(message: ToolMessage) -> Any:
     found = [entry["data"] for entry in message.artifact or [] if entry.get("type") == "mcp_structured_content"]
     assert found, f"no structured content in {message.artifact!r}"
     return found[0]
-
-
-async def eventually(check: Callable[[], bool], within: float = 1.0) -> bool:
-    """True as soon as `check()` is; False if it never is within `within` seconds."""
-    deadline = time.monotonic() + within
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.01)
-    return True

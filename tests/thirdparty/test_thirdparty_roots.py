@@ -3,13 +3,13 @@ every `notifications/roots/list_changed`: its `get-roots-list` tool shows what i
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import mcpbridge_roots
 import pytest
 
 from mcpbridge import MCPBridge
+from tests.helpers.waiting import until
 
 from .support import invoke, text, tools_of
 
@@ -37,11 +37,14 @@ async def test_everything_reads_the_roots_and_their_changes(everything: dict[str
         assert "URI: file:///srv/project" in first
         assert "notes\n   URI: file:///home/ann/notes" in first
         await mcpbridge_roots.set_roots(bridge, "everything", [{"uri": "file:///srv/other", "name": "other"}])
-        for _ in range(100):  # the server asks roots/list again when notified
-            now = await shown_roots(bridge)
-            if "(1 total)" in now:
-                break
-            await asyncio.sleep(0.05)
+        shown: list[str] = []
+
+        async def listed_again() -> bool:  # the server asks roots/list again when notified
+            shown.append(await shown_roots(bridge))
+            return "(1 total)" in shown[-1]
+
+        await until(listed_again, "the server reading the changed roots")
+        now = shown[-1]
         assert "other\n   URI: file:///srv/other" in now
         assert "file:///srv/project" not in now
 

@@ -4,7 +4,6 @@ server that goes away and comes back on the same URL."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import pytest
 
 from mcpbridge import MCPBridge
 from tests.helpers.thirdparty import EVERYTHING, NodeHTTPServer, free_port, need, wait_for_port
+from tests.helpers.waiting import until
 
 from .support import invoke, text
 
@@ -69,11 +69,7 @@ async def test_sse_server_gone_and_back(everything_sse: NodeSSEServer) -> None:
         assert text(await invoke(bridge, "echo", {"message": "before"})) == "Echo: before"
         connection = bridge._connections["ev"]
         everything_sse.kill()
-        for _ in range(100):
-            if not connection.connected:
-                break
-            await asyncio.sleep(0.02)
-        assert not connection.connected
+        await until(lambda: not connection.connected, "the bridge noticing the end of the SSE stream")
         everything_sse.start()
         after = await invoke(bridge, "echo", {"message": "after"})
         assert after.status == "success", text(after)

@@ -13,14 +13,16 @@ import mcpbridge_events
 import mcpbridge_tasks
 import pytest
 from langchain.agents import create_agent
+from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from mcp.types import ElicitRequestParams, ElicitResult, ListTasksRequest, ListTasksResult
 
 from mcpbridge import MCPBridge
-from mcpbridge.testing import ScriptedChatModel
+from mcpbridge.testing import ScriptedChatModel, make_tool_call
+from tests.helpers.waiting import until
 
-from .support import call, invoke, text, tools_of
+from .support import invoke, text, tools_of
 
 TOOL = "simulate-research-query"
 STAGES = ["Gathering sources...", "Analyzing content...", "Synthesizing findings...", "Generating report..."]
@@ -70,10 +72,14 @@ async def test_without_the_plugin_the_error_names_it(everything_stdio: dict[str,
 
 async def test_cancelling_the_run_cancels_the_task(everything_stdio: dict[str, Any]) -> None:
     seen: list[tuple[str, dict[str, Any]]] = []
-    async with MCPBridge({"ev": everything_stdio}, plugins=[mcpbridge_tasks]) as bridge:
+    written: list[dict[str, Any]] = []
+    async with MCPBridge({"ev": everything_stdio}, plugins=[mcpbridge_events, mcpbridge_tasks]) as bridge:
         tool = (await tools_of(bridge))[TOOL]
-        running = asyncio.create_task(tool.ainvoke(call(tool, {"topic": "tides"})))
-        await asyncio.sleep(1.2)
+        runtime = ToolRuntime(
+            state={}, context=None, config={}, stream_writer=written.append, tool_call_id="call-1", store=None
+        )
+        running = asyncio.create_task(tool.ainvoke(make_tool_call(tool, {"topic": "tides"}, runtime=runtime)))
+        await until(lambda: any(e.get("update") == "task.status" for e in written), "the task's first status")
         running.cancel()
         with pytest.raises(asyncio.CancelledError):
             await running

@@ -18,7 +18,8 @@ from mcp.types import ToolAnnotations
 if TYPE_CHECKING:
     import uvicorn
 
-START_TIMEOUT_S = 10
+START_TIMEOUT_S = 30
+"""Seconds a loaded machine may take to start (or stop) a test HTTP server."""
 
 
 def make_server(
@@ -62,7 +63,7 @@ class HTTPServer(NamedTuple):
     def stop(self) -> None:
         """Shut the server down (open streams get one second) and wait for its thread."""
         self.server.should_exit = True
-        self.thread.join(timeout=5)
+        self.thread.join(timeout=START_TIMEOUT_S)
 
 
 def serve_http(app: MCPServer | Any, port: int | None = None) -> HTTPServer:
