@@ -13,13 +13,13 @@ import struct
 import subprocess
 import sys
 import termios
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers.thirdparty import EVERYTHING, HERE, node_stdio
+from tests.helpers.waiting import PATIENCE, until_sync
 
 CLI = [sys.executable, "-m", "mcpbridge_cli"]
 SLOW = HERE / "servers" / "slow_server.py"
@@ -103,13 +103,11 @@ def test_ctrl_c_cancels_the_call_on_the_server(tmp_path: Path) -> None:
     assert process.stderr is not None
     assert process.stderr.readline().startswith("progress: 1/60")
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=20)
+    _, err = process.communicate(timeout=PATIENCE)
     assert process.returncode == 130, err
     assert "cancelled" in err
-    deadline = time.monotonic() + 5
-    while not (tmp_path / "cancelled").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert (tmp_path / "cancelled").read_text() == "cancelled"  # the server's tool was cancelled
+    until_sync((tmp_path / "cancelled").exists, "the server's tool being cancelled")
+    assert (tmp_path / "cancelled").read_text() == "cancelled"
 
 
 def test_tools_shows_which_servers_are_starting(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from mcpbridge_roots import roots_of, set_roots
 from mcpbridge import ConfigError, MCPBridge, Plugin, PluginError, hookimpl
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.helpers import stdio_config
+from tests.helpers.waiting import until, until_sync
 from tests.servers import roots_server
 
 pytestmark = pytest.mark.filterwarnings("ignore:The roots capability is deprecated")
@@ -58,11 +58,12 @@ async def text(bridge: MCPBridge, tool: str) -> str:
 
 
 async def eventually(bridge: MCPBridge, expected: str) -> None:
-    for _ in range(200):
-        if await text(bridge, "seen_roots") == expected:
-            return
-        await asyncio.sleep(0.02)
-    assert await text(bridge, "seen_roots") == expected
+    """Until the server says it saw `expected` (it reads the roots again when notified)."""
+
+    async def seen() -> bool:
+        return await text(bridge, "seen_roots") == expected
+
+    await until(seen, f"the server seeing {expected!r}")
 
 
 async def test_a_legacy_server_lists_the_roots_and_hears_when_they_change(transport: dict[str, Any]) -> None:
@@ -86,11 +87,7 @@ def test_a_sync_bridge_tells_its_legacy_server_from_another_loop() -> None:
 
         assert said("legacy_roots") == SHOWN
         asyncio.run(set_roots(bridge, "r", ["file:///srv/other"]))
-        for _ in range(200):
-            if said("seen_roots") == "1 file:///srv/other=":
-                break
-            time.sleep(0.02)
-        assert said("seen_roots") == "1 file:///srv/other="
+        until_sync(lambda: said("seen_roots") == "1 file:///srv/other=", "the server seeing the new roots")
 
 
 @pytest.mark.parametrize("where", ["inprocess", "http"])
