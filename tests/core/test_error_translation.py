@@ -24,7 +24,6 @@ from mcpbridge import (
 )
 from mcpbridge.testing import serve_http, serving
 from tests.conftest import stdio_config
-from tests.helpers.waiting import time_limit
 from tests.servers import raw_jsonrpc
 
 
@@ -82,7 +81,7 @@ async def test_a_server_error_to_another_request_is_a_server_request_error(raw: 
 
 
 async def test_our_own_time_limit_is_a_tool_timeout_error(raw: dict[str, Any]) -> None:
-    async with MCPBridge({"raw": raw}, plugins=[], interceptors=[time_limit(0.3)]) as bridge:
+    async with MCPBridge({"raw": raw}, plugins=[], timeout=0.3) as bridge:
         slow = (await tools_of(bridge))["slow"]
         with pytest.raises(ToolTimeoutError, match="'slow' on server 'raw' timed out after 0.3 s") as raised:
             await slow.ainvoke({"seconds": 2})

@@ -8,9 +8,6 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-from mcpbridge import ToolCallHandler, ToolCallInterceptor, ToolCallRequest
 
 PATIENCE = 30.0
 """Seconds an event may take on a loaded machine before the test calls it missing."""
@@ -38,13 +35,3 @@ def until_sync(check: Callable[[], bool], what: str, within: float = PATIENCE) -
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {within:g} s")
         time.sleep(0.01)
-
-
-def time_limit(seconds: float) -> ToolCallInterceptor:
-    """An interceptor giving each call a short time limit of its own: a bridge-wide one would
-    also bound connecting and listing, which a loaded machine may take longer for."""
-
-    async def limited(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        return await handler(request.override(timeout=seconds))
-
-    return limited

@@ -12,7 +12,6 @@ from mcp.types import InputRequiredResult
 from mcpbridge_events import ToolCallAssembler
 
 from mcpbridge import ConfigError, MCPBridge, Plugin, ToolCallHandler, ToolCallInterceptor, ToolCallRequest, hookimpl
-from tests.helpers.waiting import time_limit
 
 from .events_support import FORECAST, USER, agent, ask, build_server, lifecycle, stream
 
@@ -157,9 +156,7 @@ async def test_an_interrupt_passes_through_and_the_resumed_call_finishes() -> No
 
 
 async def test_a_timeout_becomes_an_error_event() -> None:
-    async with MCPBridge(
-        {"weather": build_server()}, plugins=[mcpbridge_events], interceptors=[time_limit(0.2)]
-    ) as bridge:
+    async with MCPBridge({"weather": build_server()}, plugins=[mcpbridge_events], timeout=0.2) as bridge:
         graph = agent(await bridge.list_tools(), ask(("slow", {"seconds": 5})))
         events = lifecycle(await stream(graph, USER, "custom"))
     assert [e["event"] for e in events] == ["started", "error"]
