@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Iterator, Mapping
@@ -15,6 +14,7 @@ from langchain_core.messages import ToolMessage
 from mcpbridge import MCPBridge, MCPTool
 from mcpbridge.testing import serving
 from tests.helpers import stdio_config
+from tests.helpers.waiting import until
 from tests.security import relabel_servers
 
 MODULE = "tests.security.relabel_servers"
@@ -41,11 +41,7 @@ async def shift(bridge: MCPBridge, server: str, kind: str) -> None:
     tools = {t.binding.tool.name: t for t in await bridge.list_tools(servers=[server])}
     message = await tools["shift"].ainvoke(call("shift", {"kind": kind}))
     assert message.status == "success", message.content
-    for _ in range(500):
-        if bridge._connections[server].tools_stale:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"server {server!r} never announced its tool change")
+    await until(lambda: bridge._connections[server].tools_stale, f"server {server!r} announcing its tool change")
 
 
 def call(name: str, args: Mapping[str, Any], id: str = "c1") -> dict[str, Any]:

@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.helpers.waiting import PATIENCE
 from tests.servers import basic
 
 
@@ -25,7 +26,7 @@ from tests.servers import basic
 class Telemetry:
     exporter: InMemorySpanExporter
 
-    def spans(self, *, wait_for: str | None = None, timeout: float = 5.0) -> list[ReadableSpan]:
+    def spans(self, *, wait_for: str | None = None, timeout: float = PATIENCE) -> list[ReadableSpan]:
         """Finished spans; with `wait_for`, first wait until a span of that name ended (a
         server in another thread may end its span just after the client got its answer)."""
         deadline = time.monotonic() + timeout
