@@ -24,6 +24,7 @@ from mcpbridge_events.board import CHANGE_LOG_SIZE, CallBoard
 from mcpbridge_events.inspector import Inspector, serve
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
+from tests.helpers.waiting import PATIENCE
 
 from .events_support import USER, agent, ask, build_server
 
@@ -41,7 +42,7 @@ def read_events(
     `connected` is set once the page's greeting arrived, `all_running` once `until` calls
     were shown running."""
     parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=PATIENCE)
     connection.request("GET", "/events")
     response = connection.getresponse()
     kind = None
@@ -84,13 +85,13 @@ async def test_the_event_stream_shows_each_call_running_then_settled() -> None:
         )
         reader.start()
         # the page is connected before the run starts, as a watching user would be
-        assert await asyncio.to_thread(connected.wait, 10)
+        assert await asyncio.to_thread(connected.wait, PATIENCE)
 
         async def until_shown_running(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
             # The page shows a call's latest state: keep the answers back until it has drawn
             # every call running, as it does when tools take a moment.
             result = await handler(request)
-            await asyncio.to_thread(all_running.wait, 10)
+            await asyncio.to_thread(all_running.wait, PATIENCE)
             return result
 
         async with MCPBridge(
@@ -103,7 +104,7 @@ async def test_the_event_stream_shows_each_call_running_then_settled() -> None:
             config = {"configurable": {"thread_id": "t1"}}
             async for _ in inspector.track(graph.astream(USER, config, stream_mode=["updates", "custom"])):
                 pass
-        reader.join(timeout=10)
+        reader.join(timeout=PATIENCE)
         assert not reader.is_alive()
         snapshot = json.loads((await asyncio.to_thread(request, inspector.url + "calls"))[2])
     assert events[0] == ("hello", {"title": "mcpbridge inspector", "canRun": False})
