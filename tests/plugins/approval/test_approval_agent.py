@@ -14,7 +14,14 @@ from langgraph.types import Command, Interrupt
 from mcpbridge_approval import APPROVE, create_approval_resume
 from pydantic import ValidationError
 
-from mcpbridge import CannotPauseError, MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
+from mcpbridge import (
+    CannotPauseError,
+    MCPBridge,
+    MCPTool,
+    ToolCallHandler,
+    ToolCallRequest,
+    definition_fingerprint,
+)
 from mcpbridge._base.config import build_settings
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 
@@ -70,6 +77,7 @@ async def test_destructive_call_pauses_and_runs_once_approved(tools: list[MCPToo
             "required": ["path"],
             "title": "delete_fileArguments",
         },
+        "fingerprint": definition_fingerprint(next(t for t in tools if t.name == "delete_file").binding.tool),
     }
     assert pending.response_schema is not None
     assert ran("delete_file") == []

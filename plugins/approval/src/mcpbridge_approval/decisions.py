@@ -10,13 +10,17 @@ from mcpbridge import InterruptLike, Question, schema_problems
 
 PAYLOAD_TYPE = "mcp_approval"
 APPROVE: dict[str, Any] = {"type": "approve"}
+FINGERPRINT = "fingerprint"
+"""The key of the tool definition's fingerprint (`definition_fingerprint`) in a payload, and
+in a decision: the definition the person decided on."""
 
 Decision = Mapping[str, Any]
 
 
 def check_decision(payload: Mapping[str, Any], answer: Any) -> dict[str, Any]:
-    """`answer` if it is a valid decision for the paused call `payload`; a `ValueError`
-    names what is wrong and what to send."""
+    """`answer` if it is a valid decision for the paused call `payload`, bound to the tool
+    definition it was given for (its `fingerprint`, else `payload`'s); a `ValueError` names
+    what is wrong and what to send."""
     where = f"tool {payload['name']!r} on server {payload['server_name']!r}"
     allowed = payload["allowed_decisions"]
     if not isinstance(answer, Mapping) or answer.get("type") not in allowed:
@@ -25,6 +29,8 @@ def check_decision(payload: Mapping[str, Any], answer: Any) -> dict[str, Any]:
             f"the approval decision for {where} must be a dict whose `type` is one of {allowed}, got {got!r}"
         )
     kind = answer["type"]
+    if not isinstance(answer.get(FINGERPRINT, ""), str | None):
+        raise ValueError(f"the {kind!r} decision for {where}: `{FINGERPRINT}` must be the payload's, a string")
     message = answer.get("message")
     if message is not None and not isinstance(message, str):
         raise ValueError(f"the {kind!r} decision for {where}: `message` must be a string")
@@ -43,7 +49,7 @@ def check_decision(payload: Mapping[str, Any], answer: Any) -> dict[str, Any]:
         problems = schema_problems(payload["input_schema"], dict(action["args"]))
         if problems:
             raise ValueError(f"the edited arguments for {where} do not match the tool's input schema: {problems}")
-    return dict(answer)
+    return {FINGERPRINT: payload.get(FINGERPRINT), **answer}
 
 
 APPROVAL = Question(PAYLOAD_TYPE, "approval", check_decision)
@@ -69,7 +75,7 @@ def decision_schema(allowed: Sequence[str], input_schema: Mapping[str, Any]) -> 
         "oneOf": [
             {
                 "type": "object",
-                "properties": {"type": {"const": kind}, **shapes[kind]},
+                "properties": {"type": {"const": kind}, FINGERPRINT: {"type": "string"}, **shapes[kind]},
                 "required": required.get(kind, ["type"]),
             }
             for kind in allowed
@@ -83,7 +89,9 @@ def create_approval_resume(
 ) -> dict[str, dict[str, Any]]:
     """`{interrupt.id: decision}` for every pending approval in `interrupts` (other
     interrupts are skipped, so `result["__interrupt__"]` can be passed whole), each decision
-    checked now so mistakes surface here.
+    checked now so mistakes surface here. Each decision carries its payload's `fingerprint`:
+    it holds for the tool definition the person saw, and a resumed call whose tool the server
+    has changed since asks again.
 
     `decision` is one decision for all, or a function of each interrupt's payload, e.g.
     `lambda p: APPROVE if p["name"] != "drop_table" else {"type": "reject"}`. Merge the

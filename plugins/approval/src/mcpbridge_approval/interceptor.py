@@ -3,15 +3,20 @@ runs, edits or answers them."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 from typing import Any
 
 from langchain_core.messages import ToolMessage
 from mcp.types import CallToolResult, TextContent, Tool
 
-from mcpbridge import ToolCallHandler, ToolCallRequest, selected, tool_hints
-from mcpbridge_approval.decisions import APPROVAL, decision_schema
+from mcpbridge import ToolCallHandler, ToolCallRequest, definition_fingerprint, selected, thread_id, tool_hints
+from mcpbridge_approval.decisions import APPROVAL, FINGERPRINT, decision_schema
 from mcpbridge_approval.names import ARTIFACT_TYPE
 from mcpbridge_approval.settings import Settings
+
+SHOWN_KEPT = 10_000
+"""Pauses whose shown definition a process remembers (the oldest are forgotten first)."""
 
 
 def needs_approval(settings: Settings, request: ToolCallRequest) -> bool:
@@ -49,6 +54,9 @@ class ApprovalInterceptor:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._shown: dict[tuple[Any, ...], str | None] = {}
+        """The definition each pause of this process showed (the fingerprint), per thread, tool
+        call and pause: at most `SHOWN_KEPT`, the oldest forgotten first."""
 
     def applies_to(self, server_name: str, tool: Tool) -> bool:
         """Only tools that may be gated carry this interceptor on their chain."""
@@ -57,25 +65,8 @@ class ApprovalInterceptor:
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         if not needs_approval(self.settings, request):
             return await handler(request)
-        tool = request.tool
-        allowed = list(self.settings.allowed_decisions)
-        input_schema = dict(tool.input_schema) if tool is not None else {"type": "object"}
-        details = {
-            "arguments": dict(request.args),
-            "annotations": tool.annotations.model_dump(by_alias=True, exclude_none=True)
-            if tool and tool.annotations
-            else {},
-            "description": (tool.description or "") if tool is not None else "",
-            "allowed_decisions": allowed,
-            "input_schema": input_schema,
-        }
+        decision = self._decision(request)
         call = {"server_name": request.server_name, "name": request.name}
-        decision = APPROVAL.ask(
-            request,
-            details,
-            schema=decision_schema(allowed, input_schema),
-            on_pause=lambda: request.notify("approval.requested", arguments=dict(request.args), **call),
-        )
         kind = decision["type"]
         request.notify("approval.decided", decision=kind, **call)
         note: dict[str, Any] = {"type": ARTIFACT_TYPE, "decision": kind}
@@ -88,6 +79,49 @@ class ApprovalInterceptor:
             return self._with_notice(await handler(request.override(args=edited)))
         request.artifact.append({**note, **({"message": decision["message"]} if decision.get("message") else {})})
         return self._answer(request, decision)
+
+    def _decision(self, request: ToolCallRequest) -> dict[str, Any]:
+        """The person's decision on `request`, given for the tool's definition as the call has
+        it now: a decision given for another definition (the server changed the tool after
+        the person saw it) is not used; the person is asked again, about this one."""
+        tool = request.tool
+        allowed = list(self.settings.allowed_decisions)
+        input_schema = dict(tool.input_schema) if tool is not None else {"type": "object"}
+        details: dict[str, Any] = {
+            "arguments": dict(request.args),
+            "annotations": tool.annotations.model_dump(by_alias=True, exclude_none=True)
+            if tool and tool.annotations
+            else {},
+            "description": (tool.description or "") if tool is not None else "",
+            "allowed_decisions": allowed,
+            "input_schema": input_schema,
+            "fingerprint": definition_fingerprint(tool) if tool is not None else None,
+        }
+        asked = (thread_id(request), request.tool_call_id, request.server_name, request.name)
+        for attempt in itertools.count():  # each pauses anew: LangGraph gives resume values to pauses in order
+            shown = (*asked, attempt)
+            decision = APPROVAL.ask(
+                request,
+                details,
+                schema=decision_schema(allowed, input_schema),
+                on_pause=functools.partial(self._paused, request, shown, details[FINGERPRINT]),
+            )
+            # A decision names the definition it was given for when built by `create_approval_resume`;
+            # one written by hand is tied to it by what this process showed (kept, not popped: a
+            # later pause in the same call, an elicitation say, replays every decision before it).
+            given_for = {decision[FINGERPRINT], self._shown.get(shown, details[FINGERPRINT])}
+            if given_for == {details[FINGERPRINT]}:
+                break
+            details = {**details, "definition_changed": True}
+        return decision
+
+    def _paused(self, request: ToolCallRequest, shown: tuple[Any, ...], fingerprint: str | None) -> None:
+        self._shown[shown] = fingerprint
+        while len(self._shown) > SHOWN_KEPT:
+            del self._shown[next(iter(self._shown))]
+        request.notify(
+            "approval.requested", arguments=dict(request.args), server_name=request.server_name, name=request.name
+        )
 
     def _with_notice(self, result: Any) -> Any:
         if self.settings.edit_notice and isinstance(result, CallToolResult):
