@@ -28,6 +28,7 @@ from mcpbridge._base.redaction import MAX_QUOTED_CHARS, capped
 from mcpbridge._tools.patterns import PATTERN_WORK_LIMIT
 from mcpbridge._tools.schemas import schema_problems, server_schema_validator
 from mcpbridge.testing import make_server
+from tests.helpers.waiting import until
 from tests.security.test_security_schemas import LoopWatch
 
 pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
@@ -207,12 +208,6 @@ async def test_retry_error_patterns_run_in_linear_time_on_error_results() -> Non
     assert watch.worst < 0.2
 
 
-async def reported(caplog: pytest.LogCaptureFixture, words: str) -> None:
-    """Returns once a log record says `words`."""
-    while not any(words in r.getMessage() for r in caplog.records):  # noqa: ASYNC110 - records have no event
-        await asyncio.sleep(0.05)
-
-
 def echo(text: str) -> str:
     """Echo the text back."""
     return text
@@ -264,7 +259,7 @@ async def test_a_server_dying_with_crafted_stderr_blocks_nothing(caplog: pytest.
     caplog.set_level(logging.WARNING, logger="mcpbridge")
     async with beside_a_bystander(DYING) as (bridge, seen):
         assert (await bridge.call_tool("dying", "die_soon")).status == "success"
-        await asyncio.wait_for(reported(caplog, "ended"), 10)
+        await until(lambda: any("ended" in r.getMessage() for r in caplog.records), "the server's death being logged")
         with pytest.raises(ServerConnectionError) as died:
             await bridge.call_tool("dying", "die")
         shown = redact_text(str(died.value))  # what the CLI prints

@@ -147,7 +147,7 @@ async def test_a_resume_that_could_not_reach_the_server_can_be_sent_again() -> N
     store = RecordingClaims()
     plugins = [mcpbridge_approval, Providing(store)]
     try:
-        async with MCPBridge({"files": {"url": served.url, "connect_timeout": 2}}, plugins=plugins) as bridge:
+        async with MCPBridge({"files": {"url": served.url, "connect_timeout": 10}}, plugins=plugins) as bridge:
             agent, config, resume = await paused(bridge, "server-down", "delete_file", {"path": "/s"})
             await bridge._connections["files"].aclose()
             served.stop()
