@@ -66,6 +66,12 @@ class _Known:
     """`listed`, with annotations that read as `hints`."""
     held: tuple[str, ...] | None = None
     """None while offered; when its pin holds it back, the fields that differ from the pin."""
+    unpinned: bool = False
+    """True while it is left out unpinned: its server's pins are all taken (`max_tools`)."""
+
+    @property
+    def offered_now(self) -> bool:
+        return self.held is None and not self.unpinned
 
 
 class ToolDefinitions:
@@ -74,49 +80,73 @@ class ToolDefinitions:
     def __init__(self, settings: Settings, config: BridgeContext) -> None:
         self._settings = settings
         self._config = config
-        self._known: dict[tuple[str, str], _Known] = {}
-        self._pins = PinStore(settings.path(config.source)) if settings.pinning else None
+        self._known: dict[str, dict[str, _Known]] = {}
+        """Per server, per MCP tool name, oldest first: at most `max_tools` besides the latest listing's."""
+        self._pins = PinStore(settings.path(config.source), settings.max_tools) if settings.pinning else None
 
     @property
     def held(self) -> tuple[HeldTool, ...]:
-        """The tools left out until accepted, in the order they were first listed."""
-        return tuple(HeldTool(s, k.listed, k.held) for (s, _), k in self._known.items() if k.held is not None)
+        """The tools left out until accepted, per server in the order they were first listed."""
+        return tuple(
+            HeldTool(server, k.listed, k.held)
+            for server, known in self._known.items()
+            for k in known.values()
+            if k.held is not None
+        )
 
     async def review(self, server: str, listed: Sequence[Tool]) -> list[Tool]:
         """The tools of `server` to offer: each as policies must read it, without those its
         pin holds back. A change is reported once, when the server lists it."""
+        memory = self._known.setdefault(server, {})
         learned = []
         for index, tool in enumerate(listed, 1):
-            learned.append(self._learn(server, tool))
+            learned.append(self._learn(memory, server, tool))
             if index % PACE == 0:
                 await asyncio.sleep(0)
+        self._forget_beyond(memory, {known.listed.name for known, _ in learned})
         changes = {known.listed.name: changed for known, changed in learned if changed}
         if self._pins is not None and self._settings.pins(server):
-            due = [known for known, changed in learned if changed is not None or known.held is not None]
+            due = [known for known, changed in learned if changed is not None or not known.offered_now]
             for name, changed in (await self._check_pins(server, due)).items():
                 changes.setdefault(name, changed)
         for known, _ in learned:
             if known.listed.name in changes:
                 self._report(server, known, changes[known.listed.name])
-        return [known.offered for known, _ in learned if known.held is None]
+        if unpinned := sum(known.unpinned for known, _ in learned):
+            logger.warning(
+                "mcpbridge: server %r lists %d tools past the %d its pins may hold (max_tools); they are left out "
+                "unpinned: raise max_tools, or remove the pins of tools it no longer lists from %s",
+                server,
+                unpinned,
+                self._settings.max_tools,
+                self._settings.path(self._config.source),
+            )
+        return [known.offered for known, _ in learned if known.offered_now]
 
     async def accept(self, selection: Sequence[str] = ()) -> list[str]:
         """Pin the current definitions of the held tools that `selection` names (`"server"`
         or `"server/tool"`; every held tool when empty); returns them as `"server/tool"`."""
         accepted: dict[str, dict[str, Definition]] = {}
-        for (server, name), known in self._known.items():
-            if known.held is not None and _named(server, name, selection):
-                accepted.setdefault(server, {})[name] = definition_of(known.listed)
+        for server, memory in self._known.items():
+            for name, known in memory.items():
+                if known.held is not None and _named(server, name, selection):
+                    accepted.setdefault(server, {})[name] = definition_of(known.listed)
         for server, definitions in accepted.items():
             assert self._pins is not None  # only pinned tools are ever held
             await self._pins.pin(server, definitions, replace=True)
             for name in definitions:
-                self._known[(server, name)].held = None
+                self._known[server][name].held = None
         return sorted(f"{server}/{name}" for server, names in accepted.items() for name in names)
 
     def left_out(self, server: str, name: str) -> str | None:
         """Why `server` offers no tool `name` when its pin holds it back (None otherwise)."""
-        known = self._known.get((server, name))
+        known = self._known.get(server, {}).get(name)
+        if known is not None and known.unpinned:
+            return (
+                f"tool {name!r} of server {server!r} is left out unpinned: the server's pins are all taken "
+                f"(max_tools = {self._settings.max_tools}); raise max_tools, or remove the pins of tools it no "
+                f"longer lists from {self._settings.path(self._config.source)}"
+            )
         if known is None or known.held is None:
             return None
         return (
@@ -124,11 +154,11 @@ class ToolDefinitions:
             f"pinned (pin_tools); review it with `mcpbridge pins`, then `{ACCEPT} {server}/{name}`"
         )
 
-    def _learn(self, server: str, tool: Tool) -> tuple[_Known, tuple[str, ...] | None]:
-        """What the bridge knows of `tool` once this listing is taken in, and the fields that
-        changed since it was listed before (None: the very same listing as before)."""
-        key = (server, tool.name)
-        previous = self._known.get(key)
+    def _learn(self, memory: dict[str, _Known], server: str, tool: Tool) -> tuple[_Known, tuple[str, ...] | None]:
+        """What the bridge knows of `tool` once this listing is taken in (kept in `memory`,
+        `server`'s), and the fields that changed since it was listed before (None: the very
+        same listing as before)."""
+        previous = memory.get(tool.name)
         if previous is not None and previous.listed is tool:
             return previous, None
         if contradictory(tool):
@@ -140,12 +170,21 @@ class ToolDefinitions:
             )
         own = tool_hints(tool)
         hints = own if previous is None else most_cautious(previous.hints, own)
-        known = self._known[key] = _Known(tool, hints, tool if hints == own else annotated_as(tool, hints))
+        known = memory[tool.name] = _Known(tool, hints, tool if hints == own else annotated_as(tool, hints))
         if previous is None:
             return known, ()
-        known.held = previous.held
+        known.held, known.unpinned = previous.held, previous.unpinned
         same = previous.listed == tool
         return known, () if same else changed_fields(definition_of(previous.listed), definition_of(tool))
+
+    def _forget_beyond(self, memory: dict[str, _Known], listed: set[str]) -> None:
+        """Keep in `memory` the tools just `listed` and, up to `max_tools` in all, the latest
+        of those listed before: a server that renames its tools cannot grow it without bound.
+        (A pin outlives its memory: a tool that comes back unlike its pin is still held.)"""
+        excess = len(memory) - self._settings.max_tools
+        if excess > 0:
+            for name in [name for name in memory if name not in listed][:excess]:
+                del memory[name]
 
     async def _check_pins(self, server: str, due: Sequence[_Known]) -> dict[str, tuple[str, ...]]:
         """Compare new definitions, and held ones (accepted elsewhere since?), with the pins
@@ -155,19 +194,25 @@ class ToolDefinitions:
             return {}
         assert self._pins is not None
         pinned = (await self._pins.load()).get(server, {})
+        room = self._pins.max_tools - len(pinned)
         first_seen: dict[str, Definition] = {}
+        seen_first: dict[str, _Known] = {}
         newly_held: dict[str, tuple[str, ...]] = {}
-        for known in due:
+        for index, known in enumerate(due, 1):
+            if index % PACE == 0:
+                await asyncio.sleep(0)
             name, definition = known.listed.name, definition_of(known.listed)
             pin = pinned.get(name)
-            if pin is None:
-                first_seen[name] = definition
+            known.unpinned = pin is None and len(first_seen) >= room
+            if pin is None and not known.unpinned:
+                first_seen[name], seen_first[name] = definition, known
             was_held = known.held is not None
             known.held = changed_fields(pin, definition) if pin is not None and pin != definition else None
             if known.held is not None and not was_held:
                 newly_held[name] = known.held
-        if first_seen:
-            await self._pins.pin(server, first_seen, replace=False)
+        if first_seen:  # another process may have taken the last pins meanwhile
+            for name in await self._pins.pin(server, first_seen, replace=False):
+                seen_first[name].unpinned = True
         return newly_held
 
     def _report(self, server: str, known: _Known, changed: tuple[str, ...]) -> None:

@@ -32,8 +32,10 @@ FORMAT = 1
 class PinStore:
     """The pins of one bridge, shared with every process that uses the same file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_tools: int) -> None:
         self.path = path
+        self.max_tools = max_tools
+        """The most pins per server: first-seen tools past it are not pinned."""
         self._pins: Pins = {}
         self._lock = asyncio.Lock()
 
@@ -43,15 +45,19 @@ class PinStore:
             self._pins = _merged(self._pins, await asyncio.to_thread(self._read))
             return self._pins
 
-    async def pin(self, server: str, definitions: Mapping[str, Definition], *, replace: bool) -> None:
+    async def pin(self, server: str, definitions: Mapping[str, Definition], *, replace: bool) -> set[str]:
         """Pin `definitions` of `server`'s tools: accepted ones (`replace`), or first-seen ones,
-        which never overwrite a pin another process wrote meanwhile."""
+        which never overwrite a pin another process wrote meanwhile, nor grow the server's
+        pins past `max_tools`. Returns the names left unpinned (no room)."""
         async with self._lock:
             pins = _merged(self._pins, await asyncio.to_thread(self._read))
             own = pins.setdefault(server, {})
+            unpinned = set()
             for name, definition in definitions.items():
-                if replace or name not in own:
+                if replace or (name not in own and len(own) < self.max_tools):
                     own[name] = definition
+                elif name not in own:
+                    unpinned.add(name)
             self._pins = pins
             try:
                 await asyncio.to_thread(self._write, pins)
@@ -62,6 +68,7 @@ class PinStore:
                     self.path,
                     exc,
                 )
+            return unpinned
 
     def _read(self) -> Pins:
         try:
