@@ -77,3 +77,20 @@ async def test_progress_and_logs_of_a_call_without_observers_reach_no_other_call
     texts = [str(data) for _, data in heard.events["call-alice"]]
     assert texts
     assert not [text for text in texts if "bob" in text]
+
+
+@pytest.mark.parametrize("transport", tenants.TRANSPORTS)
+async def test_progress_with_another_calls_token_on_a_calls_own_stream_reaches_no_one(transport: str) -> None:
+    """A server answering Alice's call sends progress with Bob's token. Where the message came
+    with Alice's request, it is neither Bob's (it did not come with his) nor Alice's (the token
+    is not hers); on stdio and SSE the token is all there is, so it is Bob's."""
+    heard = Heard()
+    with tenants.shared(transport) as config:
+        async with MCPBridge({"t": config}, plugins=[], interceptors=[heard]) as bridge:
+            calls = [
+                bridge.call_tool("t", "cross", {"who": who, "round": "r1"}, tool_call_id=f"call-{who}") for who in USERS
+            ]
+            await asyncio.gather(*calls)
+    for who, other in (USERS, USERS[::-1]):
+        expected = [] if transport in tenants.TIED else [f"progress of {other} sent as {who}'s"]
+        assert heard.texts(f"call-{who}", "progress", "message") == expected

@@ -70,6 +70,22 @@ def build() -> MCPServer:
             raise ToolError(f"failure of {who}")
         return f"result of {who}"
 
+    tokens: defaultdict[str, dict[str, object]] = defaultdict(dict)
+
+    @server.tool()
+    async def cross(who: str, round: str, ctx: Context, together: int = 2) -> str:
+        """A server mixing up its callers: report progress, on this call's own stream, with
+        the progress token of each other call of the round."""
+        meta: dict[str, object] = dict(ctx.request_context.meta or {})
+        tokens[round][who] = meta.get("progress_token", meta.get("progressToken"))
+        await rounds.meet(round, "arrived", who, together)
+        for other, token in tokens[round].items():
+            if other != who and isinstance(token, str | int):
+                message = f"progress of {who} sent as {other}'s"
+                await ctx.session.send_progress_notification(token, 1, 1, message, related_request_id=ctx.request_id)
+        await rounds.meet(round, "spoke", who, together)
+        return f"result of {who}"
+
     return server
 
 
