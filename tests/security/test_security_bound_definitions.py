@@ -5,6 +5,7 @@ latest listing, however often a server renames its tools."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import weakref
 
@@ -12,7 +13,9 @@ import pytest
 from mcp.types import Tool
 
 from mcpbridge import MCPBridge, ToolCallError, definition_fingerprint
+from mcpbridge.testing import serving
 from tests.helpers.relabel import call, text, tools_of
+from tests.helpers.waiting import until
 from tests.security import definition_servers
 from tests.security.definition_servers import ERASE, Renaming
 
@@ -39,6 +42,23 @@ async def test_a_tool_object_built_before_a_change_is_refused_unsent() -> None:
         assert ran == {ERASE: 1}
         # An unchanged tool keeps its object, which still works.
         assert after["change"] is before["change"]
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "http"])
+async def test_a_change_the_server_announced_is_listed_before_a_call_is_sent(transport: str) -> None:
+    server, ran = definition_servers.changing()
+    with serving(server) if transport == "http" else contextlib.nullcontext() as url:
+        config = {"url": url} if url else {"server": server}
+        async with MCPBridge({"s": config}, plugins=[]) as bridge:
+            before = await tools_of(bridge)
+            await before["change"].ainvoke(call("change", {"announce": True}))
+            await until(lambda: bridge._connections["s"].tools_stale, "the change announced")
+            # Nobody listed the tools again: the call itself does, and is refused unsent.
+            refused = await before["remove"].ainvoke(call("remove", {"path": "/a"}))
+            assert refused.status == "error"
+            assert "the server changed its definition since" in text(refused)
+            assert not ran
+            assert (await tools_of(bridge))["remove"].description == ERASE
 
 
 async def test_only_the_tools_of_the_latest_listing_are_kept() -> None:

@@ -16,6 +16,7 @@ from mcpbridge_approval import create_approval_resume
 from mcpbridge import MCPBridge, MCPTool, definition_fingerprint
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 from tests.helpers.relabel import call, text, tools_of
+from tests.helpers.waiting import until
 from tests.security import definition_servers
 from tests.security.definition_servers import ERASE, TRASH
 
@@ -93,3 +94,20 @@ async def test_a_decision_written_by_hand_is_bound_to_what_this_process_showed()
         done = await agent(after, saver, model).ainvoke(Command(resume={again.id: {"type": "approve"}}), CONFIG)
         assert "__interrupt__" not in done
         assert ran == {ERASE: 1}
+
+
+async def test_an_approval_never_runs_a_tool_the_server_announced_it_changed() -> None:
+    server, ran = definition_servers.changing()
+    saver, model = InMemorySaver(), scripted()
+    async with MCPBridge({"s": {"server": server}}, plugins=[mcpbridge_approval]) as bridge:
+        tools = await tools_of(bridge)
+        run = agent(tools, saver, model)
+        [asked] = (await run.ainvoke({"messages": [("user", "clean up")]}, CONFIG))["__interrupt__"]
+        await tools["change"].ainvoke(call("change", {"announce": True}))
+        await until(lambda: bridge._connections["s"].tools_stale, "the change announced")
+        # The same agent resumes, with the tool objects it paused with; nobody listed the tools.
+        done = await run.ainvoke(Command(resume=create_approval_resume(asked)), CONFIG)
+        assert not ran
+        message = last_tool_message(done)
+        assert message.status == "error"
+        assert "the server changed its definition since" in text(message)

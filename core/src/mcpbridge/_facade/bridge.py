@@ -27,7 +27,7 @@ from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
 from mcpbridge._session.server_info import ServerInfo, server_info
-from mcpbridge._tools.definitions import Definition
+from mcpbridge._tools.definitions import Definition, Relisting
 from mcpbridge._tools.outputs import OutputChecks
 from mcpbridge._tools.schemas import listed_schema
 from mcpbridge._tools.tool import MCPTool, ToolBinding
@@ -91,6 +91,7 @@ class MCPBridge:
         self._tools: dict[str, dict[str, tuple[Tool, MCPTool | None]]] = {name: {} for name in self._connections}
         """Per server, the tool built for each definition the server's last listing offered
         (None: left out, its input schema over the bounds); no other is kept."""
+        self._relistings = {name: self._relisting(name, c) for name, c in self._connections.items()}
         self._handlers: dict[tuple[str, Layering], ToolCallHandler] = {}
         self._layers = ToolLayers(self.plugins.contributed, self.plugins.order)
         self._unanswered = self.plugins.unanswered  # one bound method for every tool
@@ -292,6 +293,7 @@ class MCPBridge:
             server_name=server,
             tool=mcp_tool,
             definition=Definition(),
+            relisting=self._relistings[server],
             handler=self._handler(server, layering),
             chain=layering.chain,
             schema=schema,
@@ -305,6 +307,10 @@ class MCPBridge:
         tool = MCPTool.create(binding, name=name, handle_tool_error=self.settings.handle_tool_errors)
         built[mcp_tool.name] = (mcp_tool, tool)
         return tool
+
+    def _relisting(self, server: str, connection: Connection) -> Relisting:
+        """How `server`'s tool objects list its tools again after it announced a change."""
+        return Relisting(lambda: connection.tools_stale, lambda: self.list_tools(servers=[server]))
 
     def _handler(self, server: str, layering: Layering) -> ToolCallHandler:
         """`layering`'s interceptors and the claiming layer around `server`'s session, composed

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from mcp.types import Tool
@@ -31,3 +32,16 @@ class Definition:
     withdrawn: str | None = None
     """None while it does; else why not (it changed, is no longer listed, or a review holds
     it back), for the error refusing a call through the object."""
+
+
+@dataclass(frozen=True, slots=True)
+class Relisting:
+    """A server's listing as its tool objects see it, one per server: a call through one
+    first lists the server's tools again when the server announced a change the bridge has
+    not listed yet (`tools/list_changed`), so that it is checked against the definition the
+    server has now, not the one it had when the object was built."""
+
+    announced: Callable[[], bool]
+    """True while a change the server announced is not listed yet (a cheap read, per call)."""
+    relist: Callable[[], Awaitable[object]]
+    """List the server's tools through the bridge (its reviews, its tool objects)."""

@@ -28,7 +28,7 @@ from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.wire import refusal
 from mcpbridge._tools.arguments import add_defaults, argument_problem
 from mcpbridge._tools.callbacks import nobody_listens
-from mcpbridge._tools.definitions import Definition
+from mcpbridge._tools.definitions import Definition, Relisting
 from mcpbridge._tools.prebuilt import prebuilt
 from mcpbridge._tools.results import (
     error_message,
@@ -50,6 +50,8 @@ class ToolBinding:
     definition: Definition
     """Whether the bridge still offers `tool`: a call through a tool object whose definition
     it no longer offers is refused before it is sent."""
+    relisting: Relisting
+    """Its server's: a change the server announced is listed before a call is checked."""
     handler: ToolCallHandler
     chain: tuple[str, ...]
     """The layers this tool's calls pass, outermost first (`MCPTool.chain`)."""
@@ -183,6 +185,8 @@ class MCPTool(BaseTool):
             arguments, binding.schema, binding.max_argument_bytes, binding.max_argument_depth
         )
         try:
+            if binding.relisting.announced():
+                await binding.relisting.relist()
             if binding.definition.withdrawn is not None:
                 raise _withdrawn(binding)
             if problem is not None:
