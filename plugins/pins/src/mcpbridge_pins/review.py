@@ -135,11 +135,13 @@ class ToolDefinitions:
             assert self._pins is not None  # only pinned tools are ever held
             await self._pins.pin(server, definitions, replace=True)
             for name in definitions:
-                self._known[server][name].held = None
+                if (known := self._known[server].get(name)) is not None:  # not forgotten meanwhile
+                    known.held = None
         return sorted(f"{server}/{name}" for server, names in accepted.items() for name in names)
 
     def left_out(self, server: str, name: str) -> str | None:
-        """Why `server` offers no tool `name` when its pin holds it back (None otherwise)."""
+        """Why `server` offers no tool `name` when its pin holds it back, or there is no room to
+        pin it (None otherwise)."""
         known = self._known.get(server, {}).get(name)
         if known is not None and known.unpinned:
             return (
