@@ -135,8 +135,8 @@ class ToolDefinitions:
             assert self._pins is not None  # only pinned tools are ever held
             await self._pins.pin(server, definitions, replace=True)
             for name in definitions:
-                if (known := self._known[server].get(name)) is not None:  # not forgotten meanwhile
-                    known.held = None
+                if (still := self._known[server].get(name)) is not None:  # not forgotten meanwhile
+                    still.held = None
         return sorted(f"{server}/{name}" for server, names in accepted.items() for name in names)
 
     def left_out(self, server: str, name: str) -> str | None:
