@@ -44,11 +44,12 @@ async def test_a_tool_object_built_before_a_change_is_refused_unsent() -> None:
         assert after["change"] is before["change"]
 
 
-@pytest.mark.parametrize("transport", ["inprocess", "http"])
+@pytest.mark.parametrize("transport", ["inprocess", "http", "legacy http"])
 async def test_a_change_the_server_announced_is_listed_before_a_call_is_sent(transport: str) -> None:
     server, ran = definition_servers.changing()
-    with serving(server) if transport == "http" else contextlib.nullcontext() as url:
-        config = {"url": url} if url else {"server": server}
+    with serving(server) if "http" in transport else contextlib.nullcontext() as url:
+        mode = "legacy" if "legacy" in transport else "auto"
+        config = {"server": server} if url is None else {"url": url, "mode": mode}
         async with MCPBridge({"s": config}, plugins=[]) as bridge:
             before = await tools_of(bridge)
             await before["change"].ainvoke(call("change", {"announce": True}))
