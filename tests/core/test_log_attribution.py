@@ -1,8 +1,9 @@
 """A server's notification reaches a call only when the protocol ties it to that call: two
 users' calls in flight together on one shared session each hear their own log lines where
 the message came with its request (streamable HTTP, in-process), none where nothing says
-whose it is (stdio, SSE: only the `mcpbridge.server.<name>` logger has them), and their own
-progress everywhere (its token names the call). Real servers on every transport, both eras."""
+whose it is (stdio, SSE: only the `mcpbridge.server.<name>` logger has them), their own
+progress everywhere (its token names the call), and the log lines that name the MCP task
+they follow. Real servers on every transport, both eras."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import logging
 from collections import defaultdict
 from typing import Any
 
+import mcpbridge_tasks
 import pytest
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from tests.servers import tenants
+from tests.servers import task_logs, tenants
 
 USERS = ("alice", "bob")
 
@@ -94,3 +96,31 @@ async def test_progress_with_another_calls_token_on_a_calls_own_stream_reaches_n
     for who, other in (USERS, USERS[::-1]):
         expected = [] if transport in tenants.TIED else [f"progress of {other} sent as {who}'s"]
         assert heard.texts(f"call-{who}", "progress", "message") == expected
+
+
+@pytest.mark.parametrize("crossed", [False, True], ids=["own task", "other's task"])
+@pytest.mark.parametrize("transport", task_logs.TRANSPORTS)
+async def test_a_log_message_naming_a_task_reaches_the_call_following_it(transport: str, crossed: bool) -> None:
+    """A message naming an MCP task (`_meta` related-task) is the call's that follows the task,
+    on every transport. One that names another call's task on a call's own stream reaches
+    no one where it came with a request; elsewhere the name is all there is."""
+    heard = Heard()
+    with task_logs.shared(transport) as config:
+        async with MCPBridge({"t": config}, plugins=[mcpbridge_tasks], interceptors=[heard]) as bridge:
+            calls = [
+                bridge.call_tool(
+                    "t",
+                    "chores",
+                    {"who": who, "round": "r1", "about": other if crossed else who},
+                    tool_call_id=f"call-{who}",
+                )
+                for who, other in (USERS, USERS[::-1])
+            ]
+            answers = await asyncio.gather(*calls)
+    assert [answer.content[0]["text"] for answer in answers] == [f"chores of {who} done" for who in USERS]
+    for who, other in (USERS, USERS[::-1]):
+        if not crossed:
+            expected = [f"task log of {who} about {who}"]
+        else:
+            expected = [] if transport in task_logs.TIED else [f"task log of {other} about {who}"]
+        assert heard.texts(f"call-{who}", "log", "data") == expected

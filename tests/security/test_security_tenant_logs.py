@@ -126,7 +126,7 @@ async def shared(request: pytest.FixtureRequest) -> AsyncIterator[tuple[MCPTool,
             plugin_settings={"otel": {"record_content": True}},
             interceptors=[seen],
         ) as bridge:
-            [tool] = await bridge.list_tools()
+            [tool] = [tool for tool in await bridge.list_tools() if tool.name == "work"]
             yield tool, seen
 
 

@@ -11,7 +11,7 @@ import asyncio
 import sys
 import warnings
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 ROUND_WAIT_S = 20.0
 """How long a call waits for the rest of its round."""
 
-TRANSPORTS = ("in-process", "in-process legacy", "http", "http legacy", "sse", "stdio", "stdio legacy")
-"""Every way to reach the server, in both protocol eras where the transport has both."""
+TRANSPORTS = ("in-process", "in-process legacy", "http", "http legacy", "sse", "sse legacy", "stdio", "stdio legacy")
+"""Every way to reach the server, in both protocol eras (`mode` auto, which finds it modern, and legacy)."""
 TIED = frozenset({"in-process", "in-process legacy", "http", "http legacy"})
 """Those on which a server's message comes with the request it answers (a streamable HTTP
 response stream; in-process, the caller's own context); on stdio and SSE it comes on the
@@ -90,8 +90,11 @@ def build() -> MCPServer:
 
 
 @contextmanager
-def shared(transport: str) -> Iterator[dict[str, Any]]:
-    """The server config of one `transport` (of `TRANSPORTS`), served while the block runs."""
+def shared(
+    transport: str, build: Callable[[], MCPServer] = build, module: str = "tests.servers.tenants"
+) -> Iterator[dict[str, Any]]:
+    """The server config of one `transport` (of `TRANSPORTS`), served while the block runs:
+    `build()`'s server, or over stdio `module`'s (run with `-m`)."""
     from mcpbridge.testing import serve_http
 
     mode = "legacy" if transport.endswith(" legacy") else "auto"
@@ -100,12 +103,12 @@ def shared(transport: str) -> Iterator[dict[str, Any]]:
         yield {"server": build(), "mode": mode}
     elif kind == "stdio":
         root = str(Path(__file__).resolve().parents[2])
-        yield {"command": sys.executable, "args": ["-m", "tests.servers.tenants"], "cwd": root, "mode": mode}
+        yield {"command": sys.executable, "args": ["-m", module], "cwd": root, "mode": mode}
     else:
         served = serve_http(build().sse_app() if kind == "sse" else build())
         try:
             if kind == "sse":
-                yield {"url": f"{served.base_url}/sse", "transport": "sse"}
+                yield {"url": f"{served.base_url}/sse", "transport": "sse", "mode": mode}
             else:
                 yield {"url": served.url, "mode": mode}
         finally:

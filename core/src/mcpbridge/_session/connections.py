@@ -150,8 +150,8 @@ class Connection:
     async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult | TaskHandle:
         """Send `tools/call`; the end of every interceptor chain."""
         self._check_sendable(request)
-        if request.task is not None:
-            return await run_as_task(self, request, request.task)
+        if request.task is not None:  # its follow-up requests are the call's (`InFlight.following`)
+            return self._in_flight.following(request, await run_as_task(self, request, request.task))
         if (refused := task_only(request, self.name, self._unanswered)) is not None:
             return refused
         with self._in_flight.tracking(request) as progress:  # what comes with this call is its own

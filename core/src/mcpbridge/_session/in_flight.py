@@ -11,22 +11,24 @@ message in the contextvars context of the stream it came on, so `sending` marks 
 context. On streamable HTTP a request's response stream runs in the context that sent the
 request (legacy and modern); in-process the server answers in it. stdio, SSE and HTTP's
 standalone GET stream deliver in the session's own context, which names no call: what comes
-there is the server's, not a call's.
+there is the server's, not a call's, unless it names the MCP task a call is following
+(`_meta` related-task, protocol 2025-11-25).
 """
 
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import logging
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import LoggingMessageNotificationParams
 
-from mcpbridge._base.pipeline import ToolCallRequest
+from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._platform.declaration import CALLBACKS
 from mcpbridge._session.server_logs import log_to_python
 
@@ -34,6 +36,12 @@ logger = logging.getLogger(__name__)
 
 sending: contextvars.ContextVar[object | None] = contextvars.ContextVar("mcpbridge_call_sending", default=None)
 """The key of the tool call whose request is sent (and answered) in this context."""
+
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+"""The `_meta` key by which a message names the task it is about (protocol 2025-11-25)."""
+
+R = TypeVar("R")
+T = TypeVar("T")
 
 ASKING = {option: kind for option, kind in CALLBACKS.items() if kind != "roots"}
 """Client callbacks through which a server asks for an answer from a person or a model."""
@@ -46,6 +54,8 @@ class InFlight:
     def __init__(self, server: str) -> None:
         self.server = server
         self._calls: dict[object, tuple[ToolCallRequest, contextvars.Context | None]] = {}
+        self._tasks: dict[str, object] = {}
+        """The MCP tasks whose requests are on their way, by task id: the key of their call."""
         self.asked: Counter[str] = Counter()
         """Requests the server made of the client that may involve a person or a model, by kind."""
 
@@ -67,15 +77,18 @@ class InFlight:
         return counted
 
     @contextmanager
-    def tracking(self, request: ToolCallRequest) -> Iterator[ProgressFnT | None]:
-        """Register `request` while it runs and mark the context it is sent in as its own
-        (`sending`); yields its progress callback (None when nobody observes it). If the server
-        asked the client (a person, a model) meanwhile, its observers hear `server.asked`: this
-        call or another on the same session asked, so the answer is not this call's alone to share."""
+    def tracking(self, request: ToolCallRequest, task_id: str | None = None) -> Iterator[ProgressFnT | None]:
+        """Register `request` (following its MCP task `task_id`, if given) while it runs and
+        mark the context it is sent in as its own (`sending`); yields its progress callback
+        (None when nobody observes it). If the server asked the client (a person, a model)
+        meanwhile, its observers hear `server.asked`: this call or another on the same session
+        asked, so the answer is not this call's alone to share."""
         key = object()
         observed = bool(request.observers)
         progress = progress_reporter(request, key) if observed else None
         self._calls[key] = (request, contextvars.copy_context() if observed else None)
+        if task_id is not None:
+            self._tasks[task_id] = key
         asked = self.asked.copy() if observed else None
         token = sending.set(key)
         try:
@@ -85,13 +98,44 @@ class InFlight:
             if asked is not None and asked != self.asked:
                 request.notify("server.asked", kinds=sorted(self.asked - asked))
             del self._calls[key]
+            if task_id is not None and self._tasks.get(task_id) is key:
+                del self._tasks[task_id]
+
+    def following(self, request: ToolCallRequest, answer: R) -> R:
+        """`answer` to `request` sent as an MCP task; for a `TaskHandle`, one whose `tasks/get`
+        and `tasks/result` are tracked as the call's while they run (`tracking`), so what
+        comes with them, or names the task, reaches the call."""
+        if not isinstance(answer, TaskHandle):
+            return answer
+        task_id = answer.task.task_id
+
+        def tracked(send: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[T]]:
+            async def run() -> T:
+                with self.tracking(request, task_id):
+                    return await send()
+
+            return run
+
+        return cast(R, dataclasses.replace(answer, get=tracked(answer.get), result=tracked(answer.result)))
+
+    def _owner(self, params: LoggingMessageNotificationParams) -> object | None:
+        """The key of the call a message came with (`sending`) or names (its task, on any
+        transport); None when neither is a call in flight here, or when they disagree."""
+        came_with = sending.get()
+        came_with = came_with if came_with in self._calls else None
+        related = (params.meta or {}).get(RELATED_TASK)
+        task_id = related.get("taskId") if isinstance(related, dict) else None
+        if task_id is None:
+            return came_with
+        named = self._tasks.get(task_id) if isinstance(task_id, str) else None
+        return named if came_with is None or came_with is named else None
 
     def server_log(self, params: LoggingMessageNotificationParams) -> None:
         """A server's log message: to the `mcpbridge.server.<name>` logger, and as a `log` event
         to the observers of the call it came with (`sending`), when that call is in flight on
         this session. A message that came with no call is the server's: the logger's alone."""
         log_to_python(self.server, params)
-        request, context = self._calls.get(sending.get(), (None, None))
+        request, context = self._calls.get(self._owner(params), (None, None))
         if request is None or context is None:
             return
         event = {"level": params.level, "logger": params.logger, "data": params.data}
