@@ -45,6 +45,7 @@ from mcp.shared.message import SessionMessage
 
 from mcpbridge._base.redaction import capped
 from mcpbridge._session.process_group import drain, stop_server, wait_for_exit
+from mcpbridge._session.wire import unsendable_text
 
 logger = logging.getLogger(__name__)
 _Send = MemoryObjectSendStream[SessionMessage | Exception]
@@ -279,14 +280,18 @@ class StdioTransport:
             self._piece_since = None
 
     async def _refuse(self, message: types.JSONRPCMessage, exc: ValueError, send: _Send) -> None:
-        """A message that cannot be written: a request is answered with an error at once
-        (its caller need not wait for a timeout), anything else is dropped with a warning."""
-        problem = f"a message for MCP server {self.server_name!r} cannot be sent as UTF-8 JSON ({type(exc).__name__})"
+        """A message that cannot be written (the session's door refuses requests and
+        notifications first, `refusing_unsendable`; an answer to a server's request may still
+        come here): a request is answered with an error at once (its caller need not wait for a
+        timeout), anything else is dropped with a warning."""
+        problem = unsendable_text(message, self.server_name, exc)
         logger.warning(
-            "%s; %s", problem, "failing its request" if isinstance(message, types.JSONRPCRequest) else "dropped it"
+            "mcpbridge: %s; %s",
+            problem,
+            "failing its request" if isinstance(message, types.JSONRPCRequest) else "dropped it",
         )
         if isinstance(message, types.JSONRPCRequest):
-            error = types.ErrorData(code=types.INVALID_PARAMS, message=f"mcpbridge: {problem}; it was not sent")
+            error = types.ErrorData(code=types.INVALID_PARAMS, message=f"mcpbridge: {problem}")
             await send.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
 
     async def _pump(self, process: ServerProcess, send: _Send, stderr_done: anyio.Event) -> None:

@@ -34,6 +34,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcpbridge._base.config import ServerConfig
 from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
 from mcpbridge._session.stdio import StdioTransport
+from mcpbridge._session.wire import refusing_unsendable
 
 HTTP_TIMEOUT = 30.0
 """Seconds for an HTTP connect, write or pool wait (the mcp SDK's HTTP client default)."""
@@ -69,8 +70,8 @@ class HTTPRefusal:
 class Link:
     """One opened session's transport, as seen from the connection."""
 
-    session: ClientSession
-    """The session on it, set once it is open."""
+    server = ""
+    """The server's name (set by `open_transport`)."""
 
     def __init__(self) -> None:
         self.ended = asyncio.Event()
@@ -94,11 +95,23 @@ class Link:
         """Why the transport ended, in words (with a stdio server's exit code and last stderr lines)."""
         return self.broke_because or self._describe_end()
 
+    @property
+    def session(self) -> ClientSession:
+        """The session on it, set once it is open: from then on it refuses, in its sender
+        alone, a message that cannot travel as UTF-8 JSON (`refusing_unsendable`), whatever the
+        transport, and whoever sends (a tool, `bridge.request`, a raw `session.call_tool`)."""
+        return self._session
+
+    @session.setter
+    def session(self, session: ClientSession) -> None:
+        self._session = refusing_unsendable(session, self.server)
+
 
 async def open_transport(
     name: str, config: ServerConfig, stack: AsyncExitStack, link: Link, *, max_result_bytes: int | None = None
 ) -> Any:
     """The `Client` target for `config`; stream transports are watched through `link`."""
+    link.server = name
     if config.transport == "stdio":
         assert config.command is not None
         stdio = StdioTransport(

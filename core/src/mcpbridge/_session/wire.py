@@ -3,7 +3,9 @@
 before anything is sent, wherever they came from: the model's arguments (checked once,
 before the chain), what an interceptor put in their place (an approval edit), answers to a
 server's questions (elicitation), and what the client answers a server's own requests
-(sampling, roots, legacy elicitation)."""
+(sampling, roots, legacy elicitation). A message that still cannot travel, whoever built it
+(a raw request through `bridge.session()`, `bridge.request`), fails only itself at the
+session's door (`refusing_unsendable`)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,11 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from mcp.types import INTERNAL_ERROR, ErrorData
+from mcp import MCPError
+from mcp.client.session import ClientSession
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, ErrorData
 from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
+from pydantic_core import to_json, to_jsonable_python
 
 from mcpbridge._base.bounds import SENDABLE_DEPTH, nesting_problem
 from mcpbridge._base.errors import InvalidToolArguments
@@ -130,3 +134,49 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {key: _plain(item) for key, item in value.items()}
     return value
+
+
+def unsendable_message(message: BaseModel, server: str) -> str | None:
+    """Why `message` (a request, notification or answer for `server`) cannot travel as UTF-8
+    JSON, else None. Serialized by pydantic as the transports serialize it, ~1-3 µs for a
+    small message; the value at fault is looked for only when there is one."""
+    try:
+        to_json(message)
+    except (ValueError, RecursionError) as exc:
+        return unsendable_text(message, server, exc)
+    return None
+
+
+def unsendable_text(message: BaseModel, server: str, exc: BaseException) -> str:
+    """The words for `message`, which serializing failed with `exc`: the same whichever
+    transport or door found it."""
+    where = _first_unsendable(_plain(message)).removesuffix(": ")
+    return (
+        f"a message for MCP server {server!r} cannot be sent as UTF-8 JSON ({type(exc).__name__}); it was not sent"
+        + (f" (the value at {where})" if where else "")
+    )
+
+
+def refusing_unsendable(session: ClientSession, server: str) -> ClientSession:
+    """`session`, refusing at its door what cannot travel as UTF-8 JSON, before any transport
+    sees it: a request raises `MCPError` (invalid params) in its sender alone, a notification
+    is dropped with a warning. Over streamable HTTP and SSE such a message would fail inside
+    the transport's writer and end the session for every caller; in-process it would reach
+    the server though no wire could carry it. Every sending method of the session passes
+    through these two."""
+    send_request, send_notification = session.send_request, session.send_notification
+
+    async def checked_request(request: BaseModel, *args: Any, **kwargs: Any) -> Any:
+        if (problem := unsendable_message(request, server)) is not None:
+            raise MCPError(code=INVALID_PARAMS, message=f"mcpbridge: {problem}")
+        return await send_request(request, *args, **kwargs)  # type: ignore[arg-type]
+
+    async def checked_notification(notification: BaseModel) -> None:
+        if (problem := unsendable_message(notification, server)) is not None:
+            logger.warning("mcpbridge: %s; dropped it", problem)
+            return
+        await send_notification(notification)  # type: ignore[arg-type]
+
+    setattr(session, "send_request", checked_request)  # noqa: B010 - the instance's own, not the class's
+    setattr(session, "send_notification", checked_notification)  # noqa: B010
+    return session
