@@ -97,7 +97,7 @@ class MCPBridge:
         self._unanswered = self.plugins.unanswered  # one bound method for every tool
         self.plugins.observe()
         self._reviews = self.plugins.tool_reviews()
-        self._names = ToolNames()
+        self._names = ToolNames(tuple(self._connections), prefix=self.settings.tool_name_prefix)
 
     @property
     def interceptors(self) -> tuple[ToolCallInterceptor, ...]:
@@ -303,14 +303,18 @@ class MCPBridge:
             home=self._home,
             unanswered=self._unanswered,
         )
-        name = f"{server}_{mcp_tool.name}" if self.settings.tool_name_prefix else mcp_tool.name
+        name = self._names.display(server, mcp_tool.name)
         tool = MCPTool.create(binding, name=name, handle_tool_error=self.settings.handle_tool_errors)
         built[mcp_tool.name] = (mcp_tool, tool)
         return tool
 
     def _relisting(self, server: str, connection: Connection) -> Relisting:
-        """How `server`'s tool objects list its tools again after it announced a change."""
-        return Relisting(lambda: connection.tools_stale, lambda: self.list_tools(servers=[server]))
+        """How `server`'s tool objects list its tools again after it announced a change, or
+        after its session was opened again (a restarted server may offer other tools)."""
+        return Relisting(
+            lambda: connection.tools_stale or connection.tools_unseen or not connection.connected,
+            lambda: self.list_tools(servers=[server]),
+        )
 
     def _handler(self, server: str, layering: Layering) -> ToolCallHandler:
         """`layering`'s interceptors and the claiming layer around `server`'s session, composed

@@ -89,6 +89,9 @@ class Connection:
         self.max_result_bytes = max_result_bytes
         self.max_argument_bytes = max_argument_bytes
         self.tools_stale = False
+        self.tools_unseen = False
+        """A reopened session listed tools that `list_tools` has not handed out yet (the server
+        may have restarted with other tools than those built from the last listing)."""
         self._in_flight = InFlight(name)
         self._translate = Translator(name, self._forget, unanswered)
         options = {key: self._wrapped(key, value) for key, value in client_options.items()}
@@ -145,6 +148,7 @@ class Connection:
         if refresh or self.tools_stale or self._listing.expired:
             self.tools_stale = False
             await self.request(None, lambda _session: self._listing.relist())
+        self.tools_unseen = False
         return list(self._listing.tools)
 
     async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult | TaskHandle:
@@ -293,6 +297,7 @@ class Connection:
             async with AsyncExitStack() as stack:
                 client = await self._open_client(stack, link)
                 self.tools_stale = False
+                self.tools_unseen = bool(self._listing.tools)  # reopened: tools were handed out
                 await self._listing.relist()
                 link.session = client.session
                 ready.set_result(link)
