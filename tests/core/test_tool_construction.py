@@ -222,7 +222,7 @@ class CountedIteration(list[MCPTool]):
 async def test_names_are_resolved_in_one_pass_unless_two_servers_share_one() -> None:
     async with MCPBridge({"a": serving(DEFINITIONS), "b": serving(DEFINITIONS[:1])}, plugins=[]) as bridge:
         tools = await bridge.list_tools(servers=["a"])
-        names = ToolNames()
+        names = ToolNames(["a", "b"], prefix=False)
         listing = CountedIteration(tools)
         assert await names.resolve(listing) == tools
         assert listing.passes == 1
