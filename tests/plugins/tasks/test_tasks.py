@@ -26,6 +26,7 @@ from mcpbridge_events.demo_tasks import TaskTools
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 from mcpbridge.testing import make_agent, make_runtime, serve_http, stdio_config, tool_call_turn
+from tests.helpers.waiting import PATIENCE, until
 from tests.plugins.tasks.entries import forgotten_entry
 from tests.servers.tasks_server import build
 
@@ -115,9 +116,10 @@ async def test_cancelling_the_call_cancels_the_task() -> None:
     async with bridge({"server": server}) as tasks_bridge:
         args = {"steps": 50, "delay": 0.1, "runtime": with_store(store)}
         running = asyncio.create_task(call(tasks_bridge, "report", args))
-        await asyncio.sleep(0.5)
-        assert len(tasks.created) == 1
-        assert store.get((mcpbridge_tasks.NAMESPACE, "t1"), "call-1") is not None
+        await until(
+            lambda: len(tasks.created) == 1 and store.get((mcpbridge_tasks.NAMESPACE, "t1"), "call-1") is not None,
+            "the task created and stored",
+        )
         running.cancel()
         with pytest.raises(asyncio.CancelledError):
             await running
@@ -148,7 +150,7 @@ def test_a_restarted_worker_resumes_the_same_task(served: tuple[str, TaskTools],
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     first = subprocess.Popen([sys.executable, str(WORKER), url, database, "start"], env=env)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + PATIENCE
         while not (tasks.created and tasks.jobs[tasks.created[0]].message == "step 3 of 12"):
             assert time.monotonic() < deadline, "worker A never created its task"
             assert first.poll() is None, "worker A ended early"
@@ -158,7 +160,11 @@ def test_a_restarted_worker_resumes_the_same_task(served: tuple[str, TaskTools],
         first.wait()
     assert tasks.jobs[tasks.created[0]].status == "working"
     second = subprocess.run(
-        [sys.executable, str(WORKER), url, database, "resume"], env=env, capture_output=True, text=True, timeout=30
+        [sys.executable, str(WORKER), url, database, "resume"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=2 * PATIENCE,
     )
     assert second.returncode == 0, second.stderr
     assert "report done after 12 steps" in second.stdout
