@@ -205,3 +205,27 @@ async def test_names_that_only_look_alike_are_reported(caplog: pytest.LogCapture
         await bridge.list_tools()
     for spoof in ("'\u0435cho'", "'echo\\u200b'", f"'{FULLWIDTH}'"):
         assert len(warnings_of(caplog, "look-alike", "'echo' of server 'trusted'", spoof)) == 1, caplog.text
+
+
+async def test_a_server_renaming_its_tools_at_every_listing_does_not_grow_the_names_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import mcpbridge._facade.listing as listing
+
+    monkeypatch.setattr(listing, "_REMEMBERED", 20)
+    listed = iter(range(1_000))
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        n = next(listed)
+        return types.ListToolsResult(
+            tools=[types.Tool(name=f"t{n}_{i}", input_schema={"type": "object"}) for i in range(5)]
+        )
+
+    servers = {"renaming": {"server": Server("renaming", on_list_tools=list_tools)}, "steady": odd_names(["echo"])}
+    async with MCPBridge(servers, plugins=[]) as bridge:
+        for _ in range(30):
+            tools = await bridge.list_tools(refresh=True)
+            assert len(tools) == 6
+        remembered = bridge._names._first
+        assert len(remembered) <= 20 + 5
+        assert ("echo", "steady") in remembered  # a name still offered keeps its first sight

@@ -26,8 +26,9 @@ from mcpbridge._tools.tool import MCPTool
 logger = logging.getLogger(__name__)
 
 _REMEMBERED = 10_000
-"""Reports remembered as made; past it they are forgotten (a server renaming its tools at
-every listing gets a report again rather than growing the bridge's memory)."""
+"""Reports, and first sights, remembered: past it a report is forgotten (a server renaming
+its tools at every listing gets one again rather than growing the bridge's memory), and so
+is the first sight of a name its server, listed since, no longer offers."""
 _EXAMPLES = 3
 
 
@@ -64,6 +65,12 @@ class ToolNames:
         """`tools` without those the model cannot be shown (pacing itself, as listings run to
         thousands of tools): one pass over them, and one more only when two share a name or one
         was changed or shows nothing."""
+        kept = await self._resolve(tools)
+        if len(self._first) > _REMEMBERED:
+            await self._prune(tools)
+        return kept
+
+    async def _resolve(self, tools: Sequence[MCPTool]) -> list[MCPTool]:
         self._listings += 1
         listing, first = self._listings, self._first
         seen: dict[str, MCPTool] = {}
@@ -107,6 +114,15 @@ class ToolNames:
     def _forget(self, listing: int) -> None:
         """A listing that failed records no first sight (as if it had not happened)."""
         self._first = {key: since for key, since in self._first.items() if since != listing}
+
+    async def _prune(self, tools: Sequence[MCPTool]) -> None:
+        """Forget the first sights of names that a server listed in `tools` no longer offers
+        (a server that was not listed keeps its names: it may be briefly unreachable)."""
+        offered: set[tuple[str, str]] = set()
+        async for tool in paced(tools):
+            offered.add((tool.name, tool.binding.server_name))
+        listed = {server for _, server in offered}
+        self._first = {key: since for key, since in self._first.items() if key[1] not in listed or key in offered}
 
     def _keeper(self, name: str, found: Sequence[MCPTool]) -> MCPTool | None:
         """The tool that keeps `name`: its server offered it first; then the one shown under its
