@@ -229,3 +229,24 @@ async def test_a_server_renaming_its_tools_at_every_listing_does_not_grow_the_na
         remembered = bridge._names._first
         assert len(remembered) <= 20 + 5
         assert ("echo", "steady") in remembered  # a name still offered keeps its first sight
+
+
+async def test_a_server_name_invalid_in_tool_names_is_reported_and_its_tools_stay_apart(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`my server` and `my_server` both read `my_server_…`: the invalid one is reported when
+    the bridge is built, its tools get hashed names, and each call reaches its own server."""
+    caplog.set_level(logging.WARNING)
+    servers = {
+        "my server": {"server": searching("my server", "search")},
+        "my_server": {"server": searching("mine", "search")},
+    }
+    async with MCPBridge(servers, plugins=[], tool_name_prefix=True) as bridge:
+        [warning] = warnings_of(caplog, "server name 'my server' is not valid")
+        assert "rename the server to 'my_server'" in warning
+        tools = await named(bridge)
+        assert tools["my_server_search"].binding.server_name == "my_server"
+        [spaced] = [tool for tool in tools.values() if tool.binding.server_name == "my server"]
+        assert re.fullmatch(f"my_server{HASHED}_search", spaced.name)
+        for tool, answer in ((spaced, "my server searched q"), (tools["my_server_search"], "mine searched q")):
+            assert said(await tool.ainvoke(make_tool_call(tool, {"query": "q"}))) == answer
