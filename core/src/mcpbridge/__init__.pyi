@@ -24,6 +24,7 @@ from ._base.errors import (
     describe as describe,
     validation_problems as validation_problems,
 )
+from ._base.expansion import note_env_value as note_env_value
 from ._base.fromtext import TextPattern as TextPattern
 from ._base.httpfields import check_headers as check_headers, header_problem as header_problem
 from ._base.lazy import lazy_exports as lazy_exports

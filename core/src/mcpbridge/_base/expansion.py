@@ -3,9 +3,10 @@
 A value taken from the environment is a secret wherever it goes: people put tokens there,
 and a token in a stdio server's `args` or a key in a URL's path reaches error texts and the
 HTTP client's request log as easily as a header does. So every value expansion reads from
-the environment is noted here (`environment_secret`), and a server's table that holds one
-makes it one of that bridge's known secrets (`secrets_in_table`, through
-`Settings.secret_values()`), hidden in every error, log line, span, event and CLI output.
+the environment is noted here (`environment_secret`; `note_env_value` notes those a rule of
+one's own reads), and a server's table that holds one makes it one of that bridge's known
+secrets (`secrets_in_table`, through `Settings.secret_values()`), hidden in every error,
+log line, span, event and CLI output.
 """
 
 from __future__ import annotations
@@ -35,6 +36,17 @@ def environment_secret(name: str, value: str) -> bool:
     (`TOKEN`, `API_KEY`, `PASSWORD`, ... see `SECRET_NAME`), of at least `MIN_SECRET`."""
     length = len(value.strip())
     return length >= ENV_SECRET_MIN or (length >= MIN_SECRET and SECRET_NAME.search(name) is not None)
+
+
+def note_env_value(name: str, value: str) -> str:
+    """`value`, read from the environment variable `name` for a server's config by a `${VAR}`
+    rule of your own (one that keeps an unset variable as written, say), noted as this
+    module's expansion notes its values: a secret when `environment_secret` counts it, which
+    every bridge whose server table holds it hides (`Settings.secret_values()`)."""
+    if environment_secret(name, value):
+        with _taken_lock:
+            _taken.add(value)
+    return value
 
 
 def secrets_in_table(table: Any) -> set[str]:
@@ -78,10 +90,7 @@ def expand_env(value: Any, source: str, key: str = "") -> Any:
                         f"(set it, or write ${{{name}:-default}})"
                     )
                 return default
-            if environment_secret(name, found):
-                with _taken_lock:
-                    _taken.add(found)
-            return found
+            return note_env_value(name, found)
 
         return _ENV_PATTERN.sub(substitute, value)
     if isinstance(value, Mapping):

@@ -20,6 +20,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from mcpbridge import note_env_value
 from mcpbridge_adapters.httpx_compat import Factory, adapt_auth, adapt_factory
 
 if TYPE_CHECKING:
@@ -102,16 +103,22 @@ Connection = StdioConnection | SSEConnection | StreamableHttpConnection | Websoc
 
 def expand_env(env: dict[str, str] | None) -> dict[str, str] | None:
     """A stdio `env` with `${VAR}` replaced from this process's environment, as the adapters
-    do: an undefined variable stays literally, with a warning; bare `$VAR` is left alone."""
+    do: an undefined variable stays literally, with a warning; bare `$VAR` is left alone. A
+    value read is noted as mcpbridge's own `${NAME}` notes it (`note_env_value`): a secret
+    that the client's bridge hides in every error, ToolMessage and log line."""
     if env is None:
         return None
-    expanded = {
-        key: _BRACED_VAR_RE.sub(lambda m: os.environ.get(m.group(1), m.group(0)), value) for key, value in env.items()
-    }
+    expanded = {key: _BRACED_VAR_RE.sub(_from_environment, value) for key, value in env.items()}
     for key, value in expanded.items():
         if _BRACED_VAR_RE.search(value):
             logger.warning("env[%r] contains unexpanded variable reference: %r", key, value)
     return expanded
+
+
+def _from_environment(match: re.Match[str]) -> str:
+    name = match.group(1)
+    value = os.environ.get(name)
+    return match.group(0) if value is None else note_env_value(name, value)
 
 
 def seconds(value: float | timedelta) -> float:
