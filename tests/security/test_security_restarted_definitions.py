@@ -28,7 +28,7 @@ async def test_a_stdio_server_back_with_another_definition_is_not_reached_by_ear
 
         refused = await before["remove"].ainvoke(call("remove", {"path": "/a"}))
         assert refused.status == "error"
-        assert "the server changed its definition since" in text(refused)
+        assert "the server no longer offers that definition since its session was opened again" in text(refused)
         assert "list the tools again" in text(refused)
         # The unchanged tool keeps working through its object, on the new process.
         assert int(text(await before["pid"].ainvoke(call("pid", {})))) != first

@@ -30,6 +30,17 @@ class ToolCallError(MCPBridgeError, ToolException):
         self.name = name
 
     @classmethod
+    def not_offered(cls, server_name: str, name: str, why: str) -> Self:
+        """The refusal of a call made for a definition of the tool the server no longer offers
+        (`why`): it was not sent."""
+        return cls(
+            f"MCP tool {name!r} on server {server_name!r} is not the tool this object was built from: {why}. "
+            "The call was not sent: list the tools again (`await bridge.list_tools()`) and call the tool it returns",
+            server_name=server_name,
+            name=name,
+        )
+
+    @classmethod
     def about(cls, request: ToolCallRequest, problem: str) -> Self:
         """`MCP tool 'name' on server 'server' <problem>`, naming the call's server and tool."""
         return cls(

@@ -312,7 +312,7 @@ class MCPBridge:
         """How `server`'s tool objects list its tools again after it announced a change, or
         after its session was opened again (a restarted server may offer other tools)."""
         return Relisting(
-            lambda: connection.tools_stale or connection.tools_unseen or not connection.connected,
+            lambda: connection.tools_stale or connection.tools_unseen,
             lambda: self.list_tools(servers=[server]),
         )
 

@@ -154,6 +154,15 @@ class Connection:
     async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult | TaskHandle:
         """Send `tools/call`; the end of every interceptor chain."""
         self._check_sendable(request)
+        if self._live() is None:
+            await self._current()
+        if self.tools_unseen and request.tool is not None and request.tool not in self._listing.tools:
+            # The session was opened again (the server restarted) and no longer offers the
+            # definition the call was made for: it might now do something else.
+            from mcpbridge._base.tool_errors import ToolCallError  # LangChain's: imported when needed
+
+            why = "the server no longer offers that definition since its session was opened again"
+            raise ToolCallError.not_offered(self.name, request.name, why)
         if request.task is not None:  # its follow-up requests are the call's (`InFlight.following`)
             return self._in_flight.following(request, await run_as_task(self, request, request.task))
         if (refused := task_only(request, self.name, self._unanswered)) is not None:

@@ -188,7 +188,7 @@ class MCPTool(BaseTool):
             if binding.relisting.announced():
                 await binding.relisting.relist()
             if binding.definition.withdrawn is not None:
-                raise _withdrawn(binding)
+                raise ToolCallError.not_offered(binding.server_name, binding.tool.name, binding.definition.withdrawn)
             if problem is not None:
                 raise refusal("arguments", self.name, problem, server_name=binding.server_name, name=binding.tool.name)
             result = await binding.home.submit(binding.handler(checked_before_chain(request)))
@@ -278,17 +278,6 @@ def _asked_for(result: InputRequiredResult) -> Capability:
     """What a round nobody answered asks of the client: a person first, then a model, then roots."""
     asked = {capability_of(item) for item in (result.input_requests or {}).values()}
     return next((kind for kind in get_args(Capability) if kind in asked), "elicitation")
-
-
-def _withdrawn(binding: ToolBinding) -> ToolCallError:
-    """The refusal of a call through a tool object whose definition the bridge no longer offers."""
-    return ToolCallError(
-        f"MCP tool {binding.tool.name!r} on server {binding.server_name!r} is not the tool this object was "
-        f"built from: {binding.definition.withdrawn}. The call was not sent: list the tools again "
-        "(`await bridge.list_tools()`) and call the tool it returns",
-        server_name=binding.server_name,
-        name=binding.tool.name,
-    )
 
 
 def _as_arguments(tool_input: str | dict[str, Any], name: str) -> dict[str, Any]:
