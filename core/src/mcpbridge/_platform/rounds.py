@@ -13,6 +13,7 @@ with that round's `request_state`.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -124,20 +125,34 @@ class RoundAnswerer:
 
 
 class _Left:
-    """The requests one call may still make (compared by identity: two calls never collide)."""
+    """The requests one call may still make on `server` of `budgets` (compared by identity:
+    two calls never collide)."""
 
-    __slots__ = ("count",)
+    __slots__ = ("budgets", "count", "server")
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, budgets: CallBudgets, server: str, count: int) -> None:
+        self.budgets = budgets
+        self.server = server
         self.count = count
+
+
+_opened: contextvars.ContextVar[tuple[_Left, ...]] = contextvars.ContextVar("mcpbridge_call_budgets", default=())
+"""The budgets of the calls (and blocks) this context runs in, of every `CallBudgets`, innermost last."""
 
 
 class CallBudgets:
     """How many requests each call in flight may still make of the client, per server, for
-    the requests that name no call: a legacy-protocol server asks mid-call (`ctx.elicit`,
-    sampling), so a plugin that answers them runs each call through `during(server, call)` and
-    `charge(server)`s each request to the oldest call that has some left. A request when
-    none has, or when no call of that server is in flight, is the plugin's to refuse."""
+    the requests a legacy-protocol server makes mid-call (`ctx.elicit`, sampling): a plugin
+    that answers them runs each call through `during(server, call)` and `charge(server)`s
+    each request.
+
+    A request is charged to the call it came with, found from the contextvars context it
+    arrives in: in-process the server's code answering a call asks in that call's context, and
+    over streamable HTTP a request on a call's response stream arrives in it. Over stdio and
+    SSE (and HTTP's standalone stream) a request arrives in the session's own context and
+    names no call: it is charged to the oldest call in flight on that server that has some
+    left, which may be another user's. A request when its call has none left, or when no
+    call of that server is in flight, is the plugin's to refuse."""
 
     def __init__(self, per_call: int) -> None:
         self.per_call = per_call
@@ -147,40 +162,55 @@ class CallBudgets:
     async def during(self, server: str, call: Awaitable[T]) -> T:
         """`await call`, one call on `server`, with a budget of its own while it runs (on
         every call of a plugin that answers: no context manager's frames)."""
-        left = self._opened(server)
+        left = self._open_one(server)
+        token = _opened.set((*_opened.get(), left))
         try:
             return await call
         finally:
-            self._closed(server, left)
+            _opened.reset(token)
+            self._close(server, left)
 
     @contextmanager
     def scope(self, server: str) -> Iterator[None]:
         """A budget of its own on `server` while the block runs (`during`, for work that is
         not one awaitable: e.g. a block in which the user calls a session directly)."""
-        left = self._opened(server)
+        left = self._open_one(server)
+        token = _opened.set((*_opened.get(), left))
         try:
             yield
         finally:
-            self._closed(server, left)
+            _opened.reset(token)
+            self._close(server, left)
 
-    def _opened(self, server: str) -> _Left:
-        left = _Left(self.per_call)
+    def _open_one(self, server: str) -> _Left:
+        left = _Left(self, server, self.per_call)
         with self._lock:
             self._open.setdefault(server, []).append(left)
         return left
 
-    def _closed(self, server: str, left: _Left) -> None:
+    def _close(self, server: str, left: _Left) -> None:
         with self._lock:
+            left.count = 0  # a request that comes with the call after it ended is refused
             calls = self._open[server]
             calls.remove(left)
             if not calls:
                 del self._open[server]
 
     def charge(self, server: str) -> bool:
-        """Take one request from the oldest call on `server` with some left; False when none has."""
+        """Take one request from the budget here of the call this context belongs to; when it
+        belongs to no call on `server` (the request names no call), from the oldest call on
+        `server` with some left. False when there is none left to take."""
+        tied = [left for left in _opened.get() if left.server == server]
         with self._lock:
-            for left in self._open.get(server, ()):
-                if left.count > 0:
-                    left.count -= 1
-                    return True
+            if not tied:
+                return any(_took(left) for left in self._open.get(server, ()))
+            own = [left for left in tied if left.budgets is self]
+            return bool(own) and _took(own[-1])  # the call's own budget, never another's
+
+
+def _took(left: _Left) -> bool:
+    """Whether one request could be taken from `left` (then it was)."""
+    if left.count <= 0:
         return False
+    left.count -= 1
+    return True

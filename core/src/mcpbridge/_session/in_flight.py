@@ -57,7 +57,10 @@ class InFlight:
         self._tasks: dict[str, object] = {}
         """The MCP tasks whose requests are on their way, by task id: the key of their call."""
         self.asked: Counter[str] = Counter()
-        """Requests the server made of the client that may involve a person or a model, by kind."""
+        """Requests the server made of the client that may involve a person or a model, by
+        kind, that came with no call in flight here (stdio, SSE: they name none)."""
+        self._asked: dict[object, Counter[str]] = {}
+        """Those that came with an observed call in flight (`sending`), by the call's key."""
 
     @property
     def calls(self) -> tuple[ToolCallRequest, ...]:
@@ -65,13 +68,18 @@ class InFlight:
 
     def counting(self, option: str, value: Any) -> Any:
         """`value` itself, or for a callback through which the server asks (`ASKING`) a
-        wrapper that counts its questions, so calls can tell that the server asked."""
+        wrapper that counts its questions, so calls can tell that the server asked: the call
+        a question came with (`sending`), or every call when it came with none here."""
         kind = ASKING.get(option)
         if kind is None:
             return value
 
         async def counted(*args: Any, **kwargs: Any) -> Any:
-            self.asked[kind] += 1
+            came_with = sending.get()
+            if came_with is None or came_with not in self._calls:
+                self.asked[kind] += 1
+            elif (own := self._asked.get(came_with)) is not None:  # else nobody observes that call
+                own[kind] += 1
             return await value(*args, **kwargs)
 
         return counted
@@ -81,8 +89,9 @@ class InFlight:
         """Register `request` (following its MCP task `task_id`, if given) while it runs and
         mark the context it is sent in as its own (`sending`); yields its progress callback
         (None when nobody observes it). If the server asked the client (a person, a model)
-        meanwhile, its observers hear `server.asked`: this call or another on the same session
-        asked, so the answer is not this call's alone to share."""
+        meanwhile, with this call or with none (stdio, SSE: it may have been for any call in
+        flight), its observers hear `server.asked`: the answer is not this call's alone to
+        share. A question that came with another call is that call's alone."""
         key = object()
         observed = bool(request.observers)
         progress = progress_reporter(request, key) if observed else None
@@ -90,13 +99,17 @@ class InFlight:
         if task_id is not None:
             self._tasks[task_id] = key
         asked = self.asked.copy() if observed else None
+        if observed:
+            self._asked[key] = Counter()
         token = sending.set(key)
         try:
             yield progress
         finally:
             sending.reset(token)
-            if asked is not None and asked != self.asked:
-                request.notify("server.asked", kinds=sorted(self.asked - asked))
+            if asked is not None:
+                kinds = set(self._asked.pop(key)) | set(self.asked - asked)
+                if kinds:
+                    request.notify("server.asked", kinds=sorted(kinds))
             del self._calls[key]
             if task_id is not None and self._tasks.get(task_id) is key:
                 del self._tasks[task_id]

@@ -4,10 +4,11 @@ declares that it answers elicitation, so the bridge takes that capability from a
 installed plugin that answers it too (the elicitation plugin's interrupts then never see a
 question `on_elicitation` can answer).
 
-A legacy server's question names no call, so each one is charged to a tool call of the
-client in flight on its server (`CallBudgets`), or else to an open `client.session(...)`
-block on it (where the user may call the session directly): at most `MAX_REQUESTS` each,
-none outside them. A server cannot keep `on_elicitation` (a person, a model) busy without end."""
+A legacy server's question is charged to the tool call of the client it came with (or else
+to the `client.session(...)` block it came in, where the user may call the session
+directly): at most `MAX_REQUESTS` each, none outside them. Where the transport ties no call
+to it (stdio, SSE) it goes to the oldest call, or block, in flight on its server
+(`CallBudgets`). A server cannot keep `on_elicitation` (a person, a model) busy without end."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The mcp `elicitation_callback` for one server: it declares the elicitation capability
 (servers that use `Resolve(Elicit)` require it) and answers legacy-protocol questions,
 which arrive mid-call and cannot pause a LangGraph agent, with `on_elicitation`: at most
-`max_rounds` questions per call in flight, as a legacy question names no call (`CallBudgets`)."""
+`max_rounds` questions per call in flight, each charged to the call it came with (`CallBudgets`)."""
 
 from __future__ import annotations
 
