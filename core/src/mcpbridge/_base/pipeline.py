@@ -110,8 +110,9 @@ class ToolCallRequest:
     input_responses: dict[str, Any] | None = None
     request_state: str | None = None
     display_name: str | None = None
-    """The name the model saw (`{server}_{name}` with `tool_name_prefix`); for messages to
-    people, never for policies."""
+    """The name the model saw (valid for every provider, `{server}_{name}` with
+    `tool_name_prefix`: docs/configuration.md, "Tool names"); for messages to people, never
+    for policies."""
     tool_call_id: str | None = None
     """The id of the model's tool call (also when the tool is invoked with a ToolCall outside
     an agent); None for a call with plain arguments."""
