@@ -82,6 +82,15 @@ async def test_mcp_session_absorbs_a_tool_listing_it_did_not_parse() -> None:
             await session.validate_tool_result("shaped", unshaped)
 
 
+async def test_mcp_session_keeps_the_time_limit_it_was_opened_with() -> None:
+    write, read = anyio.create_memory_object_stream[SessionMessage | Exception](1)
+    out, incoming = anyio.create_memory_object_stream[SessionMessage](1)
+    async with write, read, out, incoming:
+        with still_there("mcp", "ClientSession._session_read_timeout_seconds"):
+            assert _compat.own_time_limit(ClientSession(read, out, read_timeout_seconds=2.5)) == 2.5
+            assert _compat.own_time_limit(ClientSession(read, out)) is None
+
+
 def test_jsonschema_resolves_a_reference_with_its_base() -> None:
     schema = {"$defs": {"a": {"$id": "https://x.test/a", "type": "integer"}}, "$ref": "#/$defs/a"}
     with still_there("jsonschema", "Validator._resolver (and evolve(_resolver=...))"):

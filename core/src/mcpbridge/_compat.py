@@ -87,6 +87,16 @@ def leave_output_checks_to_the_bridge(session: ClientSession, names: tuple[str, 
     session._tool_output_validators.clear()
 
 
+def own_time_limit(session: ClientSession) -> float | None:
+    """The time limit `session` was opened with for each request
+    (`ClientSession(read_timeout_seconds=...)`, kept as `_session_read_timeout_seconds`), or
+    None. Nothing public reads it back."""
+    if not hasattr(session, "_session_read_timeout_seconds"):
+        raise ImportError(removed("mcp", "ClientSession._session_read_timeout_seconds"))
+    limit: float | None = session._session_read_timeout_seconds
+    return limit
+
+
 # -- jsonschema -----------------------------------------------------------------------
 
 

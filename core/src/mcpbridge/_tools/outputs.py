@@ -15,18 +15,26 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 import weakref
 from typing import Any, cast
 
+from mcp import MCPError
 from mcp.client.session import ClientSession
-from mcp.types import CallToolResult, Tool
+from mcp.types import REQUEST_TIMEOUT, CallToolResult, Tool
 
 from mcpbridge._base.bounds import DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
-from mcpbridge._compat import leave_output_checks_to_the_bridge
+from mcpbridge._base.config import Settings
+from mcpbridge._base.tool_errors import ToolTimeoutError
+from mcpbridge._compat import leave_output_checks_to_the_bridge, own_time_limit
 from mcpbridge._tools.schema_cost import SchemaOverBound
 from mcpbridge._tools.schemas import ToolSchema
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT: float = Settings.model_fields["timeout"].default
+"""Seconds a tool call on a session you opened may take when neither the call nor the session
+sets a limit: the bridge's default (`Settings.timeout`)."""
 
 
 class OutputChecks:
@@ -79,11 +87,27 @@ async def call_tool_checked(
     its result checked against `tool`'s output schema as the bridge checks it, not by the mcp
     SDK (a hostile server's `pattern` stalls the event loop in the SDK's check, see above). A
     result that breaks the schema raises `RuntimeError` in the SDK's words, as the SDK's own
-    check would; `server` names the server in the warning about a schema over its bounds.
-    `session` is an mcp `ClientSession`, or any object with its `call_tool`."""
-    if isinstance(session, ClientSession):
-        leave_output_checks_to_the_bridge(session, (tool.name,))
-    result = await session.call_tool(tool.name, arguments, **options)
+    check would; `server` names the server in the warning about a schema over its bounds and
+    in a timeout. `session` is an mcp `ClientSession`, or any object with its `call_tool`.
+
+    On a `ClientSession` the call is bounded as the bridge's own are: by `read_timeout_seconds`
+    if given, else by the session's own limit, else by the bridge's default (`Settings.timeout`,
+    `DEFAULT_TIMEOUT`); running out of it raises `ToolTimeoutError` naming the tool and the limit."""
+    if not isinstance(session, ClientSession):
+        return await _checked(session, tool, await session.call_tool(tool.name, arguments, **options), server)
+    leave_output_checks_to_the_bridge(session, (tool.name,))
+    limit = options.pop("read_timeout_seconds", None) or own_time_limit(session) or DEFAULT_TIMEOUT
+    started = time.monotonic()
+    try:
+        result = await session.call_tool(tool.name, arguments, read_timeout_seconds=limit, **options)
+    except MCPError as exc:  # our own wait ran out, not a server's -32001 (which comes sooner)
+        if exc.error.code == REQUEST_TIMEOUT and time.monotonic() >= started + limit:
+            raise ToolTimeoutError(server or "?", tool.name, limit) from None
+        raise
+    return await _checked(session, tool, result, server)
+
+
+async def _checked(session: Any, tool: Tool, result: Any, server: str | None) -> Any:
     if not isinstance(result, CallToolResult) or result.is_error:
         return result
     try:

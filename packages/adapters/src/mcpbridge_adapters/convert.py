@@ -64,8 +64,9 @@ class _MCPToolExecutionError(ToolException):
 
 
 def refused_call(error: ToolCallError) -> _MCPToolExecutionError:
-    """A call mcpbridge refused before it was sent (invalid arguments), failed as the
-    adapters fail an `isError` result: the model reads mcpbridge's message."""
+    """A call mcpbridge refused before it was sent (invalid arguments) or gave up waiting for
+    (its time limit ran out), failed as the adapters fail an `isError` result: the model
+    reads mcpbridge's message."""
     return _MCPToolExecutionError(with_lc_ids(error.message()))
 
 

@@ -10,7 +10,14 @@ from typing import Annotated, Any
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 from mcp.types import Tool
 
-from mcpbridge import ArgumentChecks, InvalidToolArguments, ToolCallRequest, call_tool_checked, compose
+from mcpbridge import (
+    ArgumentChecks,
+    InvalidToolArguments,
+    ToolCallRequest,
+    ToolTimeoutError,
+    call_tool_checked,
+    compose,
+)
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
 from mcpbridge_adapters.convert import (
     MCPToolArtifact,
@@ -64,7 +71,10 @@ def direct_tool(
 
     Its calls pass the checks an mcpbridge tool's pass (`ArgumentChecks`): arguments that
     cannot travel, nest too deep or break the input schema never reach the session (one lone
-    surrogate would end it), and are refused as the shared sessions' tools refuse them."""
+    surrogate would end it), and are refused as the shared sessions' tools refuse them. They
+    are bounded in time as those are (`call_tool_checked`): an interceptor's `request.timeout`,
+    else the session's own limit, else mcpbridge's default; a call that runs out of it fails
+    as there, naming the tool and the limit."""
     checks = ArgumentChecks.of(tool, server=server_name or "?")
     if checks is None:
         return None
@@ -89,7 +99,7 @@ def direct_tool(
         )
         try:
             return _convert_call_tool_result(await handler(await checks.check(request)))
-        except InvalidToolArguments as refused:
+        except (InvalidToolArguments, ToolTimeoutError) as refused:
             raise refused_call(refused) from refused
 
     return adapted_tool(
