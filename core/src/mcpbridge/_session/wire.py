@@ -150,7 +150,10 @@ def unsendable_message(message: BaseModel, server: str) -> str | None:
 def unsendable_text(message: BaseModel, server: str, exc: BaseException) -> str:
     """The words for `message`, which serializing failed with `exc`: the same whichever
     transport or door found it."""
-    where = _first_unsendable(_plain(message)).removesuffix(": ")
+    try:
+        where = _first_unsendable(_plain(message)).removesuffix(": ")
+    except (ValueError, RecursionError):  # too deep to walk: said without a path
+        where = ""
     return (
         f"a message for MCP server {server!r} cannot be sent as UTF-8 JSON ({type(exc).__name__}); it was not sent"
         + (f" (the value at {where})" if where else "")
@@ -162,8 +165,8 @@ def refusing_unsendable(session: ClientSession, server: str) -> ClientSession:
     sees it: a request raises `MCPError` (invalid params) in its sender alone, a notification
     is dropped with a warning. Over streamable HTTP and SSE such a message would fail inside
     the transport's writer and end the session for every caller; in-process it would reach
-    the server though no wire could carry it. Every sending method of the session passes
-    through these two."""
+    the server though no wire could carry it. Every public sending method of the session
+    (`call_tool`, `read_resource`, `get_prompt`, ...) passes through these two."""
     send_request, send_notification = session.send_request, session.send_notification
 
     async def checked_request(request: BaseModel, *args: Any, **kwargs: Any) -> Any:
