@@ -29,6 +29,7 @@ from typing import Any
 from _common import basic, echo_on, hand_written_echo, paired_medians, serve_http, stdio_config, tool_call
 
 import mcpbridge._session.connections as connections
+import mcpbridge._tools.arguments as arguments
 import mcpbridge._tools.schemas as schemas
 import mcpbridge._tools.tool as tool
 from mcpbridge import MCPBridge
@@ -42,7 +43,7 @@ async def _nothing_wrong(*args: Any, **kwargs: Any) -> None:
 
 CHECKS: dict[str, tuple[Any, str, Callable[..., Any]]] = {
     "whether callbacks listen": (tool, "nobody_listens", lambda *args: True),
-    "the arguments' wire check": (tool, "wire_problems", lambda *args, **kwargs: None),
+    "the arguments' wire check": (arguments, "wire_problems", lambda *args, **kwargs: None),
     "the schema checks": (schemas.ToolSchema, "problems", _nothing_wrong),
     "the output-schema check": (connections.Connection, "output_problem", _nothing_wrong),
 }

@@ -24,6 +24,7 @@ from typing import Any
 from _common import basic, stdio_config, tool_call
 
 import mcpbridge._session.connections as connections
+import mcpbridge._tools.arguments as arguments
 import mcpbridge._tools.schemas as schemas
 import mcpbridge._tools.tool as tool
 from mcpbridge import MCPBridge
@@ -32,7 +33,7 @@ logging.disable(logging.INFO)
 
 STEPS: dict[str, tuple[Any, str]] = {
     "whether callbacks listen": (tool, "nobody_listens"),
-    "the arguments' wire check": (tool, "wire_problems"),
+    "the arguments' wire check": (arguments, "wire_problems"),
     "the request checked before the chain": (tool, "checked_before_chain"),
     "a schema check (arguments, output)": (schemas.ToolSchema, "problems"),
     "the result to a ToolMessage": (tool.MCPTool, "_output"),
