@@ -1,5 +1,4 @@
-"""The bridge's public door to its sessions: `servers`, `session(server)`, and the deprecated
-`connections` mapping."""
+"""The bridge's public door to its sessions: `servers` and `session(server)`."""
 
 from __future__ import annotations
 
@@ -32,10 +31,3 @@ async def test_session_of_an_unknown_server_names_the_known_ones() -> None:
     async with bridge_of_two() as bridge:
         with pytest.raises(ConfigError, match="unknown server 'nope'; configured servers: zeta, alpha"):
             await bridge.session("nope")
-
-
-def test_connections_is_deprecated_and_still_answers() -> None:
-    bridge = bridge_of_two()
-    with pytest.warns(DeprecationWarning, match=r"bridge\.servers.*bridge\.session\(server\)"):
-        connections = bridge.connections
-    assert list(connections) == ["zeta", "alpha"]

@@ -106,9 +106,7 @@ async def test_a_dead_http_transport_is_a_server_connection_error() -> None:
     assert isinstance(raised.value, ConnectionError)
 
 
-def test_handle_transport_errors_is_one_setting_per_server_with_its_old_reader_deprecated() -> None:
+def test_handle_transport_errors_is_one_setting_per_server() -> None:
     servers = {"a": {"command": "x"}, "b": {"command": "x", "handle_transport_errors": False}}
     settings = MCPBridge(servers, plugins=[], handle_transport_errors=True).settings
     assert [settings.server_handle_transport_errors(name) for name in "ab"] == [True, False]
-    with pytest.warns(DeprecationWarning, match="server_handle_transport_errors"):
-        assert settings.handles_transport_errors("b") is False

@@ -1,12 +1,10 @@
 """Hooks go through pluggy's own `manager.hook`: its tracing shows them, `tryfirst` /
 `trylast` / `wrapper` mean what they mean in pluggy, an error names the plugin; each plugin
-keeps per-bridge state in `config.stash`; declared artifact types reach every hook; the old
-names `PluginConfig` and `mcpbridge_configure` still work, with a DeprecationWarning."""
+keeps per-bridge state in `config.stash`; declared artifact types reach every hook."""
 
 from __future__ import annotations
 
 import gc
-import warnings
 import weakref
 from collections.abc import Generator
 from typing import Any
@@ -14,7 +12,6 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-import mcpbridge
 from mcpbridge import BridgeContext, MCPBridge, Plugin, PluginError, StashKey, hookimpl
 from mcpbridge._base.config import build_settings
 from mcpbridge._platform.plugins import PluginHost
@@ -225,32 +222,6 @@ def test_declared_artifact_types_reach_every_hook() -> None:
 
     bridge(Reader(), Adds("a", "a_note"), Adds("b", "b_note", "a_note"))
     assert seen == [frozenset({"a_note", "b_note"})]
-
-
-def test_the_old_names_still_work_and_warn() -> None:
-    order: list[str] = []
-
-    class Old:
-        mcpbridge_name = "old"
-
-        @hookimpl
-        def mcpbridge_check_settings(self) -> None:
-            order.append("check_settings")
-
-        @hookimpl
-        def mcpbridge_configure(self, config: BridgeContext) -> None:
-            order.append(f"configure {config.chain[0]}")
-
-    with pytest.warns(DeprecationWarning, match="rename your implementation to mcpbridge_check_settings"):
-        bridge(Old())
-    assert order == ["check_settings", "configure old"]
-    with pytest.warns(DeprecationWarning, match=r"PluginConfig is deprecated.*mcpbridge.BridgeContext"):
-        assert mcpbridge.PluginConfig is BridgeContext
-    with pytest.warns(DeprecationWarning, match="PluginConfig"):  # on every use, not only the first
-        from mcpbridge import PluginConfig  # noqa: F401
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert mcpbridge.BridgeContext is BridgeContext
 
 
 async def test_teardown_awaits_innermost_first() -> None:

@@ -1,19 +1,15 @@
 """The public face stays in one piece: every name `mcpbridge/__init__.pyi` declares for type
-checkers is one `mcpbridge` serves at run time, from the module the stub names, and the
-deprecated ones still warn."""
+checkers is one `mcpbridge` serves at run time, from the module the stub names."""
 
 from __future__ import annotations
 
 import ast
 import importlib
-import warnings
 from pathlib import Path
 
 import pytest
 
 import mcpbridge
-
-DEPRECATED = {"PluginConfig"}
 
 
 def typed_names() -> dict[str, str]:
@@ -27,15 +23,13 @@ def typed_names() -> dict[str, str]:
 
 
 def test_the_typed_names_are_the_served_names() -> None:
-    assert mcpbridge.__all__ == sorted(typed_names().keys() - DEPRECATED)
+    assert mcpbridge.__all__ == sorted(typed_names())
 
 
 def test_every_public_name_imports_from_its_home() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        for name, home in typed_names().items():
-            module = importlib.import_module(f"mcpbridge.{home}")
-            assert getattr(mcpbridge, name) is getattr(module, name), name
+    for name, home in typed_names().items():
+        module = importlib.import_module(f"mcpbridge.{home}")
+        assert getattr(mcpbridge, name) is getattr(module, name), name
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

@@ -10,15 +10,6 @@ The names are listed once, in `__init__.pyi`, and imported on first use (`lazy_l
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 import lazy_loader
 
-_served, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "PluginConfig":  # deprecated: its home warns on every use, so it is never kept here
-        return importlib.import_module("mcpbridge._platform.context").PluginConfig
-    return _served(name)
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -47,11 +47,9 @@ from ._base.redaction import (
 )
 from ._base.terminal import terminal_text as terminal_text
 from ._facade.bridge import MCPBridge as MCPBridge
-from ._facade.moved import to_mcp_server as to_mcp_server
 from ._platform.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
 from ._platform.context import (
     BridgeContext as BridgeContext,
-    BridgeContext as PluginConfig,  # noqa: F401  (deprecated: warns on every use)
     Stash as Stash,
     StashKey as StashKey,
 )

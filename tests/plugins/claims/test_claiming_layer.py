@@ -16,7 +16,6 @@ from langgraph.types import Command
 from mcpbridge_cli import main as cli
 
 from mcpbridge import (
-    CannotPauseError,
     LocalClaims,
     MCPBridge,
     Plugin,
@@ -25,7 +24,6 @@ from mcpbridge import (
     ToolCallHandler,
     ToolCallRequest,
     hookimpl,
-    pause,
 )
 from mcpbridge.testing import make_agent, tool_call_turn
 from tests.servers import basic, counting
@@ -143,9 +141,3 @@ def test_the_resume_mark_is_the_calls_own() -> None:
     with pytest.raises(AttributeError, match="ToolCallRequest.resumed is read-only"):
         request.override(resumed=request.resumed)  # type: ignore[call-arg]
     assert ToolCallRequest(name="t", args={}, server_name="s").resumed is not request.resumed
-
-
-def test_pause_without_the_request_is_deprecated() -> None:
-    deprecated = pytest.warns(DeprecationWarning, match=r"pause\(\) without request= is deprecated")
-    with deprecated, pytest.raises(CannotPauseError):
-        pause({"type": "x"}, purpose="a go-ahead")

@@ -249,22 +249,6 @@ async def test_without_the_plugin_nothing_is_pinned_and_its_functions_say_so(tmp
                 mcpbridge_pins.held_tools(bridge)
 
 
-@pytest.mark.parametrize(
-    ("table", "key"),
-    [
-        ({"pin_tools": True}, "`pin_tools` is no longer a top-level key"),
-        ({"pins_file": "p.json"}, "`pins_file` is no longer a top-level key"),
-        ({"servers": {"s": {"url": "http://x/mcp", "pin_tools": True}}}, "`pin_tools` is no longer a server key"),
-    ],
-)
-def test_the_old_keys_name_the_plugins_table(table: dict[str, Any], key: str) -> None:
-    with pytest.raises(ConfigError) as refused:
-        build_settings(table)
-    assert key in str(refused.value)
-    assert "[plugins.pins]" in str(refused.value)
-    assert "docs/plugins/pins.md" in str(refused.value)
-
-
 def test_an_unknown_server_to_pin_is_refused() -> None:
     settings = build_settings({"servers": {"s": {"url": "http://x/mcp"}}, "plugins": {"pins": {"pin_tools": ["t"]}}})
     with pytest.raises(ConfigError, match=r"plugins.pins.pin_tools.*server 't' is not configured"):

@@ -1,13 +1,12 @@
 """Resources as Blobs, prompts as messages (mcpbridge-resources) and server info (the core),
 from real servers: ours (an MCPServer in-process, over streamable HTTP and stdio) and npm
-server-everything; and the deprecated MCPBridge methods that forward to the plugin."""
+server-everything."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
-import sys
 from typing import Any, TypeVar
 
 import pytest
@@ -233,24 +232,3 @@ def test_a_bridge_opened_sync_answers_from_any_loop() -> None:
     requests, awaited on another loop, are sent there."""
     with MCPBridge({"docs": build()}, plugins=[]) as bridge:
         asyncio.run(check_everything_ours(bridge))
-
-
-async def test_the_deprecated_methods_forward_to_the_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
-    async with MCPBridge({"docs": build()}, plugins=[]) as bridge:
-        with pytest.warns(DeprecationWarning, match=r"mcpbridge_resources\.get_resources\(bridge, \.\.\.\)"):
-            [blob] = await bridge.get_resources("docs", "file:///readme.txt")
-        assert blob.as_string() == "hello from the readme"
-        with pytest.warns(DeprecationWarning, match="MCPBridge.get_prompt is deprecated"):
-            assert len(await bridge.get_prompt("docs", "review", arguments={"code": "y"})) == 4
-        with pytest.warns(DeprecationWarning, match="MCPBridge.list_resources is deprecated"):
-            assert len(await bridge.list_resources("docs")) == 2
-        with pytest.warns(DeprecationWarning, match="MCPBridge.list_resource_templates is deprecated"):
-            assert [t.name for t in await bridge.list_resource_templates("docs")] == ["greeting"]
-        with pytest.warns(DeprecationWarning, match="MCPBridge.list_prompts is deprecated"):
-            assert [p.name for p in await bridge.list_prompts("docs")] == ["review"]
-        monkeypatch.setitem(sys.modules, "mcpbridge_resources", None)  # as if not installed
-        with (
-            pytest.warns(DeprecationWarning, match="MCPBridge.list_prompts is deprecated"),
-            pytest.raises(ImportError, match="pip install mcpbridge-resources"),
-        ):
-            await bridge.list_prompts("docs")

@@ -152,14 +152,6 @@ def test_roots_of_a_server_that_is_not_configured_are_refused() -> None:
         MCPBridge({"r": {"url": "http://127.0.0.1:9/mcp"}}, plugins=[mcpbridge_roots], plugin_settings=settings)
 
 
-def test_the_old_roots_key_of_a_server_names_the_plugin_table() -> None:
-    with pytest.raises(ConfigError) as refused:
-        MCPBridge({"r": {"url": "http://127.0.0.1:9/mcp", "roots": ROOTS}})
-    assert "servers.r: `roots` is no longer a server key" in str(refused.value)
-    assert "`[plugins.roots] servers = {<server> = [...]}`" in str(refused.value)
-    assert "docs/plugins/roots.md" in str(refused.value)
-
-
 async def test_set_roots_refuses_a_bad_root_and_keeps_the_old_ones() -> None:
     async with bridge_with({"server": roots_server.build(), "mode": "legacy"}) as bridge:
         with pytest.raises(ConfigError, match="set_roots for server 'r': root 'http://x' is not a file:// URI"):

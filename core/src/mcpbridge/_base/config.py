@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib
 import os
 import tomllib
-import warnings
 from collections.abc import Callable, Mapping
 from importlib.metadata import version
 from pathlib import Path
@@ -36,13 +35,6 @@ else:  # httpx2 takes 0.2 s to import: the validators below check these when one
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"
 MODERN_PROTOCOL = "2026-07-28"
-_TO_PINS = "a plugin pins tools now; install it and set it in its table, `[plugins.pins] {}` (see docs/plugins/pins.md)"
-_MOVED_SERVER_KEYS = {
-    "roots": "a plugin answers roots now; install it and give this server's roots in its table, "
-    "`[plugins.roots] servers = {<server> = [...]}` (see docs/plugins/roots.md)",
-    "pin_tools": _TO_PINS.format("pin_tools = [<server>, ...]"),
-}
-_MOVED_TOP_KEYS = {"pin_tools": _TO_PINS.format("pin_tools = true"), "pins_file": _TO_PINS.format('file = "..."')}
 
 MiB = 1024 * 1024
 DEFAULT_MAX_ARGUMENT_BYTES = 4 * MiB
@@ -130,8 +122,7 @@ class ServerConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _fill_transport(cls, data: Any) -> Any:
-        """Refuse a key that moved to a plugin's table, then give the transport the keys imply."""
-        data = _no_moved_key(data, _MOVED_SERVER_KEYS, "server")
+        """Give the transport the keys imply."""
         if isinstance(data, Mapping) and data.get("transport") is None:
             data = dict(data)
             data["transport"] = (
@@ -245,22 +236,12 @@ class Settings(BaseModel):
             server._bridge_client = (self.client_name, self.client_version)
         return self
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_moved_key(cls, data: Any) -> Any:
-        return _no_moved_key(data, _MOVED_TOP_KEYS, "top-level")
-
     def server_timeout(self, server: str) -> float:
         return self.servers[server].timeout or self.timeout
 
     def server_handle_transport_errors(self, server: str) -> bool:
         own = self.servers[server].handle_transport_errors
         return self.handle_transport_errors if own is None else own
-
-    def handles_transport_errors(self, server: str) -> bool:
-        deprecated = "Settings.handles_transport_errors() is deprecated: use server_handle_transport_errors()"
-        warnings.warn(deprecated, DeprecationWarning, stacklevel=2)
-        return self.server_handle_transport_errors(server)
 
     def server_max_argument_bytes(self, server: str) -> int:
         """The largest `tools/call` arguments (UTF-8 JSON bytes) sent to `server`."""
@@ -333,14 +314,6 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
         if raw is None:
             raise ConfigError(f"{file} has no [tool.mcpbridge] table")
     return build_settings(expand_env(raw, str(file)), str(file))
-
-
-def _no_moved_key(data: Any, moved: Mapping[str, str], where: str) -> Any:
-    """`data` (raw settings), unless it has a key that moved out (to a plugin's table)."""
-    for key, move in moved.items():
-        if isinstance(data, Mapping) and key in data:
-            raise ValueError(f"`{key}` is no longer a {where} key: {move}")
-    return data
 
 
 def _imported(value: Any, key: str) -> Any:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal, TypeVar
@@ -19,7 +18,6 @@ from mcpbridge._base.errors import ConfigError, ServerConnectionError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._base.redaction import install_log_redaction
 from mcpbridge._facade.listing import ToolNames
-from mcpbridge._facade.moved import moved_to_resources
 from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._platform.context import BridgeContext
 from mcpbridge._platform.layers import Layering, ToolLayers
@@ -123,17 +121,6 @@ class MCPBridge:
     def servers(self) -> tuple[str, ...]:
         """The configured servers' names, in config order."""
         return tuple(self._connections)
-
-    @property
-    def connections(self) -> Mapping[str, Connection]:
-        """Deprecated (the internal connections): use `servers` and `await session(server)`."""
-        warnings.warn(
-            "MCPBridge.connections is deprecated and goes in the next release: use `bridge.servers` "
-            "for the names and `await bridge.session(server)` for a server's live ClientSession",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self._connections
 
     @classmethod
     def from_config(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> MCPBridge:
@@ -257,12 +244,6 @@ class MCPBridge:
         """What `server` says about itself (name, version, title, `instructions` for a system
         prompt), opening its session if needed."""
         return server_info(server, await self.session(server))
-
-    list_resources = moved_to_resources("list_resources")
-    list_resource_templates = moved_to_resources("list_resource_templates")
-    get_resources = moved_to_resources("get_resources")
-    list_prompts = moved_to_resources("list_prompts")
-    get_prompt = moved_to_resources("get_prompt")
 
     def calls_in_flight(self, server: str) -> tuple[ToolCallRequest, ...]:
         """The tool calls on `server` that have been sent and not yet answered, e.g. for a

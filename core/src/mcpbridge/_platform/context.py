@@ -16,7 +16,6 @@ bridge, and the state dies with the bridge.
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
@@ -101,15 +100,3 @@ class BridgeContext:
     def section(self, plugin: str) -> dict[str, Any]:
         """The raw `[plugins.<plugin>]` table (empty when absent)."""
         return self.settings.plugins.sections.get(plugin, {})
-
-
-def __getattr__(name: str) -> Any:
-    if name == "PluginConfig":
-        warnings.warn(
-            "mcpbridge.PluginConfig is deprecated and goes in the next release: it is now "
-            "mcpbridge.BridgeContext (the same class)",
-            DeprecationWarning,
-            stacklevel=3,  # the code that imports it from mcpbridge
-        )
-        return BridgeContext
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

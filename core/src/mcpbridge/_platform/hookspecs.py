@@ -63,16 +63,6 @@ def mcpbridge_check_settings(settings: Any, config: BridgeContext) -> None:
     them; the return value is ignored."""
 
 
-@hookspec(
-    warn_on_impl=DeprecationWarning(
-        "the hook mcpbridge_configure is deprecated and goes in the next release: "
-        "rename your implementation to mcpbridge_check_settings (same arguments)"
-    )
-)
-def mcpbridge_configure(settings: Any, config: BridgeContext) -> None:
-    """Deprecated name of `mcpbridge_check_settings`, still called (right after it)."""
-
-
 @hookspec
 def mcpbridge_interceptors(settings: Any, config: BridgeContext) -> Sequence[ToolCallInterceptor] | None:
     """Contribute tool-call interceptors, once per bridge.
@@ -132,11 +122,3 @@ def mcpbridge_teardown(
 def mcpbridge_status(settings: Any, config: BridgeContext) -> str | None:
     """One line for `mcpbridge plugins` saying what the plugin will do with these settings
     (e.g. "caches nothing: no rules"), or None."""
-
-
-@hookspec
-def mcpbridge_commands(add_command: AddCommand) -> None:
-    """Add sub-commands to the `mcpbridge` command line with `add_command(name, run, help)`,
-    which returns the argparse parser for your arguments (`--config` is already on it).
-    Commands show in `mcpbridge --help`; an `MCPBridgeError` your `run` raises is reported as
-    `mcpbridge: error: ...` with exit code 1. Import heavy modules inside `run`."""

@@ -5,14 +5,10 @@ building a bridge. Imports neither mcp nor LangChain, so listing stays quick."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from mcpbridge._base.config import Settings
 from mcpbridge._platform.claims import CLAIMING
 from mcpbridge._platform.plugins import PluginHost, PluginInfo
-
-if TYPE_CHECKING:
-    from mcpbridge._platform.hookspecs import AddCommand
 
 
 @dataclass(frozen=True)
@@ -33,10 +29,6 @@ class InstalledPlugins:
         line of status (`mcpbridge_status`). Raises what a plugin's check raises."""
         self._host.configure()
         return self._host.status()
-
-    def add_commands(self, add_command: AddCommand) -> None:
-        """Let the plugins add the sub-commands of the deprecated `mcpbridge_commands` hook."""
-        self._host.commands(add_command)
 
 
 def installed_plugins(settings: Settings | None = None) -> InstalledPlugins:

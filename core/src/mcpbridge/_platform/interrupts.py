@@ -9,7 +9,6 @@ answers with an error ToolMessage and never runs the gated call).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeAlias, TypeGuard, TypeVar, cast
@@ -50,7 +49,7 @@ def pause(
     value: Mapping[str, Any],
     *,
     purpose: str,
-    request: ToolCallRequest | None = None,
+    request: ToolCallRequest,
     check: Callable[[Any], Any] | None = None,
     schema: Mapping[str, Any] | None = None,
     on_pause: Callable[[], None] | None = None,
@@ -63,16 +62,8 @@ def pause(
     `on_pause` runs only when the call really pauses (not when a resume value is replayed).
     Once it returns, `request`'s call is marked as resumed (`request.resumed`): the claiming
     layer claims it before it is sent, so that only one worker resuming this interrupt sends
-    it. Without `request` (deprecated) nothing is marked and the call is not claimed.
+    it.
     """
-    if request is None:
-        warnings.warn(
-            "pause() without request= is deprecated: the resumed call cannot be marked, so it is not "
-            "claimed and two workers resuming it may both send it; pass the interceptor's request "
-            "(`pause(value, purpose=..., request=request)`, as `Question.ask` does)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
     if (problem := pause_problem()) is not None:
         raise CannotPauseError(f"{purpose} needs to pause the agent for a person's answer, but {problem}: {PAUSE_FIX}")
     response_schema: Any = None
@@ -84,9 +75,8 @@ def pause(
         if on_pause is not None:
             on_pause()
         raise
-    if request is not None:
-        configurable = get_config()["configurable"]
-        note_resumed(request, configurable, answers_given(configurable))
+    configurable = get_config()["configurable"]
+    note_resumed(request, configurable, answers_given(configurable))
     return answer
 
 

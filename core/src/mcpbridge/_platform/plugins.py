@@ -220,11 +220,9 @@ class PluginHost:
         return [name for name in self.order if name != DIRECT]
 
     def configure(self) -> None:
-        """Validate every plugin's settings (once), then call `mcpbridge_check_settings`
-        (and its deprecated name `mcpbridge_configure`)."""
+        """Validate every plugin's settings (once), then call `mcpbridge_check_settings`."""
         self.plugin_settings = {name: self._parse(name) for name in self.enabled}
-        for hook in ("mcpbridge_check_settings", "mcpbridge_configure"):
-            self.calls.ask(hook, settings=EACH_OWN, config=self.config)
+        self.calls.ask("mcpbridge_check_settings", settings=EACH_OWN, config=self.config)
 
     def interceptors(self, direct: Iterable[ToolCallInterceptor] = ()) -> list[ToolCallInterceptor]:
         """Every plugin's interceptors, in chain order, with `direct` ones at their place."""
@@ -293,10 +291,6 @@ class PluginHost:
         for awaitable in reversed(pending.values()):
             if awaitable is not None:
                 await awaitable
-
-    def commands(self, add_command: hookspecs.AddCommand) -> None:
-        """Let every plugin add its sub-commands (`mcpbridge_commands`)."""
-        self.calls.ask("mcpbridge_commands", add_command=add_command)
 
     def unanswered(self, capability: Capability | None = None) -> str:
         """A hint for a server request that no plugin answered: the installed plugins that

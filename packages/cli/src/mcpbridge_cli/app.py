@@ -53,8 +53,7 @@ def _parser(wanted: str | None, entries: list[EntryPoint]) -> argparse.ArgumentP
     parser = argparse.ArgumentParser(
         prog="mcpbridge",
         description="MCP server tools for LangChain / LangGraph agents.",
-        epilog="Plugins declare their commands in the entry-point group "
-        f'"{GROUP}"; the commands of the deprecated `mcpbridge_commands` hook run but are not listed.',
+        epilog=f'Plugins declare their commands in the entry-point group "{GROUP}".',
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show mcpbridge's version and exit")
     parser.set_defaults(declared=entries)
@@ -76,7 +75,7 @@ def _parser(wanted: str | None, entries: list[EntryPoint]) -> argparse.ArgumentP
     call.add_argument("server")
     call.add_argument("tool", help="the server's own (unprefixed) tool name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
-    add_plugin_commands(command, wanted, set(commands.choices), entries)
+    add_plugin_commands(command, wanted, entries)
     return parser
 
 

@@ -9,10 +9,6 @@ Each name is a command; its `module:function` is called as `function(add_command
 `AddCommand`) only when that command runs (or shows its own `--help`), and adds it (it may
 add the others of the same function too). `--help` shows a declared command with its
 distribution's name.
-
-The `mcpbridge_commands` hook is deprecated: the plugins are loaded to ask it only for a
-command that no entry point declares (so `mcpbridge <its command>` still runs), and
-`--help` does not list its commands.
 """
 
 from __future__ import annotations
@@ -20,7 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import sys
-import warnings
 from typing import TYPE_CHECKING
 
 from mcpbridge import MCPBridgeError, PluginError
@@ -43,12 +38,11 @@ def declared() -> list[importlib.metadata.EntryPoint]:
 
 
 def add_plugin_commands(
-    add_command: AddCommand, wanted: str | None, taken: set[str], entries: list[importlib.metadata.EntryPoint]
+    add_command: AddCommand, wanted: str | None, entries: list[importlib.metadata.EntryPoint]
 ) -> None:
     """Add the commands `entries` declare (`declared()`) to the parser: the one `wanted` (the
     command being run) by its plugin's own function, the others by name and summary only. A
-    command that `taken` (the built-in ones) and no entry point names is asked of the
-    deprecated hook. A broken plugin is reported and left out, so the other commands keep working."""
+    broken plugin is reported and left out, so the other commands keep working."""
     try:
         running = next((ep for ep in entries if ep.name == wanted), None)
         added: set[str] = set()
@@ -63,8 +57,6 @@ def add_plugin_commands(
             if not (ep.name in added and running is not None and ep.value == running.value):
                 parser = add_command(ep.name, _unloaded(ep), _summary(ep))
                 parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-        if wanted is not None and running is None and wanted not in taken:
-            _from_hook(add_command, {ep.name for ep in entries})
     except MCPBridgeError as exc:
         print(f"mcpbridge: warning: plugin commands are unavailable: {exc}", file=sys.stderr)
 
@@ -93,22 +85,3 @@ def _summary(ep: importlib.metadata.EntryPoint) -> str:
 
 def _origin(ep: importlib.metadata.EntryPoint) -> str:
     return ep.dist.name if ep.dist is not None else f"entry point {ep.value}"
-
-
-def _from_hook(add_command: AddCommand, declared_names: set[str]) -> None:
-    """The commands of plugins that still add them through the `mcpbridge_commands` hook; a
-    name their entry points also declare is left to the declaration."""
-    from mcpbridge import installed_plugins
-
-    def add_once(name: str, run: Run, help: str) -> argparse.ArgumentParser:
-        if name in declared_names:
-            return argparse.ArgumentParser(add_help=False)
-        warnings.warn(
-            f"the command {name!r} comes from the deprecated `mcpbridge_commands` hook: declare it in the "
-            f'entry-point group "{GROUP}" (docs/hooks.md)',
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return add_command(name, run, help)
-
-    installed_plugins().add_commands(add_once)
