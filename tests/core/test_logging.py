@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge._session.server_logs import LOG_LEVELS, MAX_LOG_CHARS
+from mcpbridge._session.in_flight import LOG_LEVELS, MAX_LOG_CHARS
 from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
 from tests.helpers import stdio_config
 from tests.helpers.thirdparty import EVERYTHING, need, node_stdio

@@ -39,9 +39,8 @@ from mcpbridge._base.httpfields import check_headers
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._compat import answer_from_now_on
 from mcpbridge._platform.declaration import CALLBACKS, Capability
-from mcpbridge._session.in_flight import InFlight
+from mcpbridge._session.in_flight import InFlight, wanted_level
 from mcpbridge._session.listing import Listing
-from mcpbridge._session.server_logs import wanted_level
 from mcpbridge._session.task_requests import run_as_task, task_only
 from mcpbridge._session.translate import Translator
 from mcpbridge._session.transports import Link, call_headers, open_transport
