@@ -1,13 +1,18 @@
-"""Names a package gives but imports on first use, so that importing it stays cheap: a
-plugin's package is imported to read its declaration and hooks (`mcpbridge plugins`), and
-its interceptors import mcp and LangChain (seconds)."""
+"""What keeps importing cheap: names a package gives but imports on first use (a plugin's
+package is imported to read its declaration and hooks, `mcpbridge plugins`, and its
+interceptors import mcp and LangChain, seconds), and the switches read from the
+environment, apart from the call pipeline so that the plugin host reads them without
+importing mcp or LangChain."""
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
+
+TRACE_ENV = "MCPBRIDGE_TRACE_HOOKS"
 
 
 def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
@@ -24,3 +29,13 @@ def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]
         return value
 
     return __getattr__
+
+
+def env_flag(name: str) -> bool:
+    """Whether the environment variable `name` is on (1, true, yes or on)."""
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def tracing() -> bool:
+    """Whether `MCPBRIDGE_TRACE_HOOKS` asks to print hook calls and interceptor layers."""
+    return env_flag(TRACE_ENV)

@@ -26,7 +26,7 @@ from mcp.types import (
 )
 
 from mcpbridge._base.errors import error_text
-from mcpbridge._base.flags import tracing
+from mcpbridge._base.lazy import tracing
 
 if TYPE_CHECKING:
     from langgraph.types import Command

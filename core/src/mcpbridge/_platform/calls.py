@@ -16,7 +16,7 @@ from typing import Any, cast
 import pluggy
 
 from mcpbridge._base.errors import ConfigError, PluginError
-from mcpbridge._base.flags import tracing
+from mcpbridge._base.lazy import tracing
 from mcpbridge._compat import rebind_hookimpl
 
 OWN = ("settings", "interceptors")

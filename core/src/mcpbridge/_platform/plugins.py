@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from mcpbridge._base.config import ServerConfig, Settings
 from mcpbridge._base.errors import ConfigError, PluginError, validation_problems
-from mcpbridge._base.flags import env_flag
+from mcpbridge._base.lazy import env_flag
 from mcpbridge._platform import hookspecs
 from mcpbridge._platform.calls import EACH_OWN, HookCalls
 from mcpbridge._platform.claims import ClaimStore
