@@ -21,7 +21,7 @@ from mcp.types import (
 )
 
 from mcpbridge._base.pipeline import ToolCallRequest
-from mcpbridge._tools.prebuilt import prebuilt
+from mcpbridge._tools.fast_path import prebuilt
 
 STRUCTURED_CONTENT = "mcp_structured_content"
 META = "mcp_meta"

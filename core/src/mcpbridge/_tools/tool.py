@@ -27,9 +27,8 @@ from mcpbridge._platform.rounds import capability_of
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.wire import refusal
 from mcpbridge._tools.arguments import add_defaults, argument_problem
-from mcpbridge._tools.callbacks import nobody_listens
 from mcpbridge._tools.definitions import Definition, Relisting
-from mcpbridge._tools.prebuilt import prebuilt
+from mcpbridge._tools.fast_path import nobody_listens, prebuilt
 from mcpbridge._tools.results import (
     error_message,
     error_text_of,

@@ -1,7 +1,16 @@
-"""Pydantic models built in the state their constructor gives, without validating again
+"""The shortcuts a tool run takes past LangChain's and pydantic's general machinery, each
+giving the same result as the long way.
+
+Pydantic models built in the state their constructor gives, without validating again
 values the caller already made of the right types: a listing builds thousands of tools,
 every call a `ToolMessage` (their constructors cost 10-15 µs; this, 1-2 µs).
-`tests/core/test_tool_construction.py` checks both ways agree, field by field."""
+`tests/core/test_tool_construction.py` checks both ways agree, field by field.
+
+Whether LangChain would attach any callback handler to a tool run: configuring a callback
+manager costs tens of µs per call, most of it spent concluding that nobody listens. This
+asks the same questions LangChain's `configure` asks, with its own predicates: callbacks
+passed or set on the tool, verbose, debug, LangSmith tracing, and the context-variable hooks
+(`collect_runs`, usage callbacks). Any doubt means "configure"."""
 
 from __future__ import annotations
 
@@ -9,8 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+from langchain_core.globals import get_debug
+from langchain_core.tracers.context import tracing_v2_callback_var
+from langchain_core.utils.env import env_var_is_set
+from langsmith.utils import tracing_is_enabled
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
+
+from mcpbridge._compat import configure_hooks
 
 M = TypeVar("M", bound=BaseModel)
 _set = object.__setattr__
@@ -83,3 +98,14 @@ def _recipe(cls: type[BaseModel]) -> _Recipe | None:
         _Recipe(defaults, factories, private if attributes else None, extra) if immutable and plain else None
     )
     return found
+
+
+def nobody_listens(callbacks: Any, own_callbacks: Any, verbose: bool) -> bool:
+    """True when `AsyncCallbackManager.configure(...)` would return a manager without handlers."""
+    if callbacks or own_callbacks or verbose or get_debug() or configure_hooks is None:
+        return False
+    if tracing_v2_callback_var.get() is not None or tracing_is_enabled():
+        return False
+    return all(
+        var.get() is None and not (env and handler and env_var_is_set(env)) for var, _, handler, env in configure_hooks
+    )
