@@ -16,7 +16,7 @@ from mcp.server.lowlevel import Server
 from pydantic import Field
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest, hookimpl
-from mcpbridge._facade.listing import ToolNames
+from mcpbridge._facade.tool_names import ToolNames
 from mcpbridge._tools.tool import MCPTool, fields
 from mcpbridge.testing import make_tool_call
 

@@ -210,9 +210,9 @@ async def test_names_that_only_look_alike_are_reported(caplog: pytest.LogCapture
 async def test_a_server_renaming_its_tools_at_every_listing_does_not_grow_the_names_memory(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import mcpbridge._facade.listing as listing
+    import mcpbridge._facade.tool_names as tool_names
 
-    monkeypatch.setattr(listing, "_REMEMBERED", 20)
+    monkeypatch.setattr(tool_names, "_REMEMBERED", 20)
     listed = iter(range(1_000))
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:

@@ -17,7 +17,7 @@ from mcpbridge._base.config import Settings, load_settings
 from mcpbridge._base.errors import ConfigError, ServerConnectionError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._base.redaction import install_log_redaction
-from mcpbridge._facade.listing import ToolNames
+from mcpbridge._facade.tool_names import ToolNames
 from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._platform.context import BridgeContext
 from mcpbridge._platform.layers import Layering, ToolLayers
