@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import InvalidToolArguments, MCPBridge
-from mcpbridge._session.wire import wire_problems
+from mcpbridge._session.sendable import wire_problems
 from mcpbridge.testing import serving
 from tests.helpers import stdio_config
 from tests.security import hostile_servers

@@ -41,10 +41,10 @@ from mcpbridge._compat import answer_from_now_on
 from mcpbridge._platform.declaration import CALLBACKS, Capability
 from mcpbridge._session.in_flight import InFlight, wanted_level
 from mcpbridge._session.listing import Listing
+from mcpbridge._session.sendable import sendable_answers, unsendable
 from mcpbridge._session.task_requests import run_as_task, task_only
 from mcpbridge._session.translate import Translator
 from mcpbridge._session.transports import Link, call_headers, open_transport
-from mcpbridge._session.wire import sendable_answers, unsendable
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -45,7 +45,7 @@ from mcp.shared.message import SessionMessage
 
 from mcpbridge._base.redaction import capped
 from mcpbridge._session.process_group import drain, stop_server, wait_for_exit
-from mcpbridge._session.wire import unsendable_text
+from mcpbridge._session.sendable import unsendable_text
 
 logger = logging.getLogger(__name__)
 _Send = MemoryObjectSendStream[SessionMessage | Exception]

@@ -33,8 +33,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcpbridge._base.config import ServerConfig
 from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
+from mcpbridge._session.sendable import refusing_unsendable
 from mcpbridge._session.stdio import StdioTransport
-from mcpbridge._session.wire import refusing_unsendable
 
 HTTP_TIMEOUT = 30.0
 """Seconds for an HTTP connect, write or pool wait (the mcp SDK's HTTP client default)."""

@@ -25,7 +25,7 @@ from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, checked_b
 from mcpbridge._platform.declaration import Capability
 from mcpbridge._platform.rounds import capability_of
 from mcpbridge._session.loops import HomeLoop
-from mcpbridge._session.wire import refusal
+from mcpbridge._session.sendable import refusal
 from mcpbridge._tools.arguments import add_defaults, argument_problem
 from mcpbridge._tools.definitions import Definition, Relisting
 from mcpbridge._tools.fast_path import nobody_listens, prebuilt
