@@ -1,6 +1,6 @@
 """The architecture, checked by import-linter on every run: the core's layers import only
-downward (façade → tools → session → platform → base), the core never imports a plugin,
-plugins never import each other (the other packages may use a plugin, as an application
+downward (façade → plugin host | tools → plugin toolkit | sessions → base; the two of a
+level never import each other), the core never imports a plugin, plugins never import each other (the other packages may use a plugin, as an application
 would: the drop-in reads resources with mcpbridge-resources), and plugins use only the
 public API (`mcpbridge` itself and its pytest fixtures in `mcpbridge.testing`, never
 `mcpbridge._...`). The contracts are built from the plugins in the workspace, so a new
@@ -44,9 +44,8 @@ containers =
     mcpbridge
 layers =
     _facade
-    _tools
-    _session
-    _platform
+    _platform | _tools
+    _toolkit | _session
     _base
 
 [importlinter:contract:core]

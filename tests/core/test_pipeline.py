@@ -178,7 +178,7 @@ async def test_plugins_release_what_they_hold_when_the_bridge_closes() -> None:
 
 
 def test_runtime_value_walks_mappings_and_attributes() -> None:
-    from mcpbridge._platform.sources import runtime_value
+    from mcpbridge._toolkit.sources import runtime_value
     from mcpbridge.testing import make_runtime
 
     runtime = make_runtime({"user": {"id": "u1"}}, state={"n": 0}, config={"configurable": {"tenant": "t"}})

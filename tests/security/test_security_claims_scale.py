@@ -15,7 +15,7 @@ import pytest
 
 from mcpbridge import ClaimStoreError, LocalClaims, MCPBridge
 from mcpbridge._platform import claims
-from mcpbridge._platform.claims import DEFAULT_MAX_CLAIMS
+from mcpbridge._toolkit.claims import DEFAULT_MAX_CLAIMS
 from mcpbridge.testing import make_agent, tool_call_turn
 from tests.servers import counting
 from tests.workers.test_claims_inprocess import Providing, paused

@@ -39,6 +39,7 @@ from ._base.pipeline import (
     compose as compose,
     error_result as error_result,
 )
+from ._base.protocol import Capability as Capability, ModernOnly as ModernOnly, capability_of as capability_of
 from ._base.redaction import (
     RedactingFilter as RedactingFilter,
     install_log_redaction as install_log_redaction,
@@ -47,14 +48,12 @@ from ._base.redaction import (
 )
 from ._base.terminal import terminal_text as terminal_text
 from ._facade.bridge import MCPBridge as MCPBridge
-from ._platform.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
 from ._platform.context import (
     BridgeContext as BridgeContext,
     Stash as Stash,
     StashKey as StashKey,
 )
-from ._platform.declaration import Capability as Capability, Plugin as Plugin
-from ._platform.hints import ToolHints as ToolHints, tool_hints as tool_hints
+from ._platform.declaration import Plugin as Plugin
 from ._platform.hookspecs import (
     AddCommand as AddCommand,
     BridgeObserver as BridgeObserver,
@@ -65,24 +64,24 @@ from ._platform.installed import (
     InstalledPlugins as InstalledPlugins,
     installed_plugins as installed_plugins,
 )
-from ._platform.interrupts import InterruptLike as InterruptLike, Question as Question, pause as pause
 from ._platform.plugins import PluginInfo as PluginInfo
-from ._platform.rounds import (
+from ._session.loops import on_caller_loop as on_caller_loop
+from ._session.server_info import ServerInfo as ServerInfo
+from ._toolkit.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
+from ._toolkit.hints import ToolHints as ToolHints, tool_hints as tool_hints
+from ._toolkit.interrupts import InterruptLike as InterruptLike, Question as Question, pause as pause
+from ._toolkit.rounds import (
     CallBudgets as CallBudgets,
     RoundAnswerer as RoundAnswerer,
     call_of as call_of,
-    capability_of as capability_of,
     split_round as split_round,
 )
-from ._platform.selectors import (
+from ._toolkit.selectors import (
     ServerName as ServerName,
     ToolSelector as ToolSelector,
     selected as selected,
 )
-from ._platform.sources import ValueSource as ValueSource, thread_id as thread_id
-from ._session.connections import ModernOnly as ModernOnly
-from ._session.loops import on_caller_loop as on_caller_loop
-from ._session.server_info import ServerInfo as ServerInfo
+from ._toolkit.sources import ValueSource as ValueSource, thread_id as thread_id
 from ._tools.arguments import ArgumentChecks as ArgumentChecks
 from ._tools.definitions import definition_fingerprint as definition_fingerprint
 from ._tools.outputs import call_tool_checked as call_tool_checked

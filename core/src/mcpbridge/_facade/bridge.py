@@ -18,13 +18,13 @@ from mcpbridge._base.errors import ConfigError, ServerConnectionError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._base.redaction import install_log_redaction
 from mcpbridge._facade.tool_names import ToolNames
-from mcpbridge._platform.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._platform.context import BridgeContext
 from mcpbridge._platform.layers import Layering, ToolLayers
 from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.loops import HomeLoop, paced
 from mcpbridge._session.server_info import ServerInfo, server_info
+from mcpbridge._toolkit.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
 from mcpbridge._tools.definitions import Definition, Relisting
 from mcpbridge._tools.outputs import OutputChecks
 from mcpbridge._tools.schemas import listed_schema

@@ -10,22 +10,11 @@ gets `Plugin()`: no settings model, position 50, no capability.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Literal, TypeAlias
 
 from pydantic import BaseModel
 
-Capability: TypeAlias = Literal["elicitation", "sampling", "roots", "tasks"]
-"""A client capability of the MCP protocol that a plugin can answer for servers ("tasks":
-running task-augmented tool calls, `execution.taskSupport`)."""
-
-CALLBACKS: Mapping[str, Capability] = MappingProxyType(
-    {"elicitation_callback": "elicitation", "sampling_callback": "sampling", "list_roots_callback": "roots"}
-)
-"""The mcp `Client` option through which a plugin answers each capability a server asks
-of the client by a request of its own (`mcpbridge_client_options`)."""
+from mcpbridge._base.protocol import Capability
 
 DECLARATION = "mcpbridge_plugin"
 """The attribute the core reads a plugin's `Plugin` from."""

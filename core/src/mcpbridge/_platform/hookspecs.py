@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 
     from mcpbridge._base.config import ServerConfig
     from mcpbridge._base.pipeline import ToolCallInterceptor
-    from mcpbridge._platform.claims import ClaimStore
     from mcpbridge._platform.context import BridgeContext
+    from mcpbridge._toolkit.claims import ClaimStore
 
 PROJECT = "mcpbridge"
 hookspec = pluggy.HookspecMarker(PROJECT)

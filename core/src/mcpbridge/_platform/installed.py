@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mcpbridge._base.config import Settings
-from mcpbridge._platform.claims import CLAIMING
 from mcpbridge._platform.plugins import PluginHost, PluginInfo
+from mcpbridge._toolkit.claims import CLAIMING
 
 
 @dataclass(frozen=True)

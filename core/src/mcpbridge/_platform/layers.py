@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from mcp.types import Tool
 
 from mcpbridge._base.pipeline import ToolCallInterceptor
-from mcpbridge._platform.claims import CLAIMING
+from mcpbridge._toolkit.claims import CLAIMING
 
 logger = logging.getLogger(__name__)
 

@@ -19,12 +19,13 @@ from pydantic import BaseModel, ValidationError
 from mcpbridge._base.config import ServerConfig, Settings
 from mcpbridge._base.errors import ConfigError, PluginError, validation_problems
 from mcpbridge._base.lazy import env_flag
+from mcpbridge._base.protocol import CALLBACKS, Capability
 from mcpbridge._platform import hookspecs
 from mcpbridge._platform.calls import EACH_OWN, HookCalls
-from mcpbridge._platform.claims import ClaimStore
 from mcpbridge._platform.context import BridgeContext
-from mcpbridge._platform.declaration import CALLBACKS, DECLARATION, Capability, Plugin, declaration_of
+from mcpbridge._platform.declaration import DECLARATION, Plugin, declaration_of
 from mcpbridge._platform.ordering import chain_order
+from mcpbridge._toolkit.claims import ClaimStore
 
 if TYPE_CHECKING:
     from mcpbridge._base.pipeline import ToolCallInterceptor

@@ -17,7 +17,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from mcp import Client, MCPError
@@ -37,8 +36,8 @@ from mcpbridge._base.config import ServerConfig
 from mcpbridge._base.errors import ConfigError, ServerConnectionError, describe
 from mcpbridge._base.httpfields import check_headers
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
+from mcpbridge._base.protocol import CALLBACKS, Capability, ModernOnly
 from mcpbridge._compat import answer_from_now_on
-from mcpbridge._platform.declaration import CALLBACKS, Capability
 from mcpbridge._session.in_flight import InFlight, wanted_level
 from mcpbridge._session.listing import Listing
 from mcpbridge._session.sendable import sendable_answers, unsendable
@@ -50,17 +49,6 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _SHUTDOWN_GRACE = 5.0
-
-
-@dataclass(frozen=True, slots=True)
-class ModernOnly:
-    """A client option (from `mcpbridge_client_options`) that only answers servers on the
-    modern protocol, e.g. an elicitation callback that has no way to answer a legacy
-    server's mid-call question. It is offered to modern servers only, so a legacy server is
-    never told the client can do what it cannot: in `auto` mode it is added once the
-    handshake found the server modern (one handshake either way)."""
-
-    value: Any
 
 
 class Connection:

@@ -30,7 +30,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import LoggingLevel, LoggingMessageNotificationParams
 
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
-from mcpbridge._platform.declaration import CALLBACKS
+from mcpbridge._base.protocol import CALLBACKS
 
 logger = logging.getLogger(__name__)
 

@@ -30,8 +30,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest, error_result
+from mcpbridge._base.protocol import Capability
 from mcpbridge._compat import send_raw_request
-from mcpbridge._platform.declaration import Capability
 from mcpbridge._session.in_flight import progress_reporter
 
 if TYPE_CHECKING:

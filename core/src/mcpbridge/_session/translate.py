@@ -42,8 +42,7 @@ from mcpbridge._base.errors import (
     root_cause,
 )
 from mcpbridge._base.pipeline import error_result
-from mcpbridge._platform.declaration import Capability
-from mcpbridge._platform.rounds import METHODS
+from mcpbridge._base.protocol import METHODS, Capability
 from mcpbridge._session.transports import HTTPRefusal, Link
 
 WEDGED_AFTER = 1.0

@@ -18,20 +18,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from types import MappingProxyType
 from typing import Any, TypeAlias, TypeVar
 
 from mcp.types import InputRequiredResult
 
 from mcpbridge._base.errors import ToolCallError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest
-from mcpbridge._platform.declaration import Capability
-from mcpbridge._platform.sources import thread_id
-
-METHODS: Mapping[str, Capability] = MappingProxyType(
-    {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-)
-"""Which client capability answers each request method a server may put in a round."""
+from mcpbridge._base.protocol import Capability, capability_of
+from mcpbridge._toolkit.sources import thread_id
 
 Asked: TypeAlias = dict[str, Any]
 """Requests of one round by key (`ElicitRequest`, `CreateMessageRequest`, `ListRootsRequest`)."""
@@ -40,11 +34,6 @@ Answer: TypeAlias = Callable[[ToolCallRequest, Asked], Awaitable[Mapping[str, An
 `ToolCallError` to fail the call, a LangGraph interrupt to pause it)."""
 CallKey: TypeAlias = tuple[str, str, str, str | None]
 T = TypeVar("T")
-
-
-def capability_of(asked: Any) -> Capability | None:
-    """The capability that answers one request of a round (None for a method nobody knows)."""
-    return METHODS.get(str(getattr(asked, "method", "")))
 
 
 def split_round(result: Any, capability: Capability) -> tuple[Asked, Asked]:

@@ -20,7 +20,7 @@ from pydantic import AfterValidator, WithJsonSchema
 
 from mcpbridge._base.errors import CannotPauseError
 from mcpbridge._compat import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_SCRATCHPAD, answers_given
-from mcpbridge._platform.claims import note_resumed
+from mcpbridge._toolkit.claims import note_resumed
 
 if TYPE_CHECKING:
     from mcpbridge._base.pipeline import ToolCallRequest
