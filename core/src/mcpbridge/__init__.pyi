@@ -7,20 +7,12 @@ from ._base.config import (
     load_settings as load_settings,
 )
 from ._base.errors import (
-    AuthenticationError as AuthenticationError,
-    CannotPauseError as CannotPauseError,
     ClaimStoreError as ClaimStoreError,
     ConfigError as ConfigError,
-    InvalidHeader as InvalidHeader,
-    InvalidToolArguments as InvalidToolArguments,
     MCPBridgeError as MCPBridgeError,
-    MCPToolError as MCPToolError,
     PluginError as PluginError,
     ResumeConflictError as ResumeConflictError,
-    ServerConnectionError as ServerConnectionError,
     ServerRequestError as ServerRequestError,
-    ToolCallError as ToolCallError,
-    ToolTimeoutError as ToolTimeoutError,
     describe as describe,
     validation_problems as validation_problems,
 )
@@ -47,6 +39,16 @@ from ._base.redaction import (
     redact_url as redact_url,
 )
 from ._base.terminal import terminal_text as terminal_text
+from ._base.tool_errors import (
+    AuthenticationError as AuthenticationError,
+    CannotPauseError as CannotPauseError,
+    InvalidHeader as InvalidHeader,
+    InvalidToolArguments as InvalidToolArguments,
+    MCPToolError as MCPToolError,
+    ServerConnectionError as ServerConnectionError,
+    ToolCallError as ToolCallError,
+    ToolTimeoutError as ToolTimeoutError,
+)
 from ._facade.bridge import MCPBridge as MCPBridge
 from ._platform.context import (
     BridgeContext as BridgeContext,

@@ -26,45 +26,21 @@ often quotes a server (its stderr, its error message): so it is made safe once, 
 the error is built: cut to `MAX_MESSAGE_CHARS`, then cleared of URL credentials and of every
 secret the bridges of this process know (`mcpbridge._base.redaction.outward_text`).
 
-The `ToolCallError` branch lives in `mcpbridge._base.tool_errors` and is importable from
-here too; the rest needs no LangChain.
+The `ToolCallError` branch lives in `mcpbridge._base.tool_errors` (it is a LangChain
+`ToolException`); the rest, here, needs no LangChain, so the plugin host and the CLI load
+without it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcpbridge._base.lazy import lazy_exports
 from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from pydantic import ValidationError
-
-    from mcpbridge._base.tool_errors import (
-        AuthenticationError as AuthenticationError,
-        CannotPauseError as CannotPauseError,
-        InvalidHeader as InvalidHeader,
-        InvalidToolArguments as InvalidToolArguments,
-        MCPToolError as MCPToolError,
-        ServerConnectionError as ServerConnectionError,
-        ToolCallError as ToolCallError,
-        ToolTimeoutError as ToolTimeoutError,
-    )
-
-TOOL_ERRORS = frozenset(
-    {
-        "ToolCallError",
-        "InvalidToolArguments",
-        "InvalidHeader",
-        "CannotPauseError",
-        "MCPToolError",
-        "ToolTimeoutError",
-        "ServerConnectionError",
-        "AuthenticationError",
-    }
-)
-"""The `ToolCallError` branch, in `tool_errors` (it is a LangChain `ToolException`): imported
-from here on first use, so that the plugin host and the CLI load without LangChain."""
 
 MAX_MESSAGE_CHARS = 2 * MAX_QUOTED_CHARS
 """The longest error text: the bridge's own words and a quoted server text or two."""
@@ -86,6 +62,11 @@ class MCPBridgeError(Exception):
 
 class ConfigError(MCPBridgeError, ValueError):
     """The configuration (file, environment or Python arguments) is invalid."""
+
+    @classmethod
+    def unknown_server(cls, name: str, configured: Iterable[str]) -> ConfigError:
+        """A server name that is not configured: refused, as a typo would act on nothing."""
+        return cls(f"unknown server {name!r}; configured servers: {', '.join(configured) or 'none'}")
 
 
 class PluginError(MCPBridgeError):
@@ -149,6 +130,3 @@ def describe(exc: BaseException) -> str:
     exc = root_cause(exc)
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text
-
-
-__getattr__ = lazy_exports(__name__, dict.fromkeys(TOOL_ERRORS, "mcpbridge._base.tool_errors"))

@@ -1,7 +1,7 @@
 """The `ToolCallError` branch of the error tree (see `mcpbridge._base.errors`): a failed tool
 call, also a LangChain `ToolException`, so the agent gets an error ToolMessage and goes on.
 Apart from the other errors so that what needs no LangChain (the plugin host, the CLI) does
-not import it; `mcpbridge._base.errors` gives these names too."""
+not import it."""
 
 from __future__ import annotations
 

@@ -33,10 +33,11 @@ from mcp.types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpbridge._base.config import ServerConfig
-from mcpbridge._base.errors import ConfigError, ServerConnectionError, describe
+from mcpbridge._base.errors import ConfigError, describe
 from mcpbridge._base.httpfields import check_headers
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._base.protocol import CALLBACKS, Capability, ModernOnly
+from mcpbridge._base.tool_errors import ServerConnectionError, ToolCallError
 from mcpbridge._compat import answer_from_now_on
 from mcpbridge._session.in_flight import InFlight, wanted_level
 from mcpbridge._session.listing import Listing
@@ -146,8 +147,6 @@ class Connection:
         if self.tools_unseen and request.tool is not None and request.tool not in self._listing.tools:
             # The session was opened again (the server restarted) and no longer offers the
             # definition the call was made for: it might now do something else.
-            from mcpbridge._base.tool_errors import ToolCallError  # LangChain's: imported when needed
-
             why = "the server no longer offers that definition since its session was opened again"
             raise ToolCallError.not_offered(self.name, request.name, why)
         if request.task is not None:  # its follow-up requests are the call's (`InFlight.following`)

@@ -21,8 +21,8 @@ from pydantic import BaseModel
 from pydantic_core import to_json, to_jsonable_python
 
 from mcpbridge._base.bounds import SENDABLE_DEPTH, nesting_problem
-from mcpbridge._base.errors import InvalidToolArguments
 from mcpbridge._base.pipeline import ToolCallRequest
+from mcpbridge._base.tool_errors import InvalidToolArguments
 
 logger = logging.getLogger(__name__)
 

@@ -1,11 +1,12 @@
 """The MCP tasks client (protocol 2025-11-25) on a connection's session: the
 task-augmented `tools/call` that creates a task, and the follow-ups (`tasks/get`,
-`tasks/result`, `tasks/cancel`) its `TaskHandle` sends."""
+`tasks/result`, `tasks/cancel`) its `TaskHandle` sends, through what the connection offers
+every request (`TaskSender`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeVar, cast
 
 from mcp.client.session import ClientSession
 from mcp.types import (
@@ -34,14 +35,34 @@ from mcpbridge._base.protocol import Capability
 from mcpbridge._compat import send_raw_request
 from mcpbridge._session.in_flight import progress_reporter
 
-if TYPE_CHECKING:
-    from mcpbridge._session.connections import Connection
-
 R = TypeVar("R", bound=BaseModel)
+T = TypeVar("T")
+
+
+class TaskSender(Protocol):
+    """What the tasks client needs of a server's connection (`Connection` is one)."""
+
+    name: str
+    timeout: float
+
+    async def session(self) -> ClientSession: ...
+
+    def send_for(
+        self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
+    ) -> Awaitable[T]: ...
+
+    def request(
+        self,
+        what: str | None,
+        send: Callable[[ClientSession], Awaitable[T]],
+        headers: Mapping[str, str] | None = None,
+    ) -> Awaitable[T]: ...
+
+    async def output_problem(self, request: ToolCallRequest, result: CallToolResult) -> str | None: ...
 
 
 async def run_as_task(
-    connection: Connection, request: ToolCallRequest, task: TaskMetadata | str
+    connection: TaskSender, request: ToolCallRequest, task: TaskMetadata | str
 ) -> CallToolResult | TaskHandle:
     """Create the task (`TaskMetadata`) or look up the one with that id; the handle sends
     its follow-up requests on the same session, with the call's headers and time limit."""

@@ -32,17 +32,10 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from mcpbridge._base.errors import (
-    AuthenticationError,
-    ServerConnectionError,
-    ServerRequestError,
-    ToolTimeoutError,
-    describe,
-    error_text,
-    root_cause,
-)
+from mcpbridge._base.errors import ServerRequestError, describe, error_text, root_cause
 from mcpbridge._base.pipeline import error_result
 from mcpbridge._base.protocol import METHODS, Capability
+from mcpbridge._base.tool_errors import AuthenticationError, ServerConnectionError, ToolTimeoutError
 from mcpbridge._session.transports import HTTPRefusal, Link
 
 WEDGED_AFTER = 1.0

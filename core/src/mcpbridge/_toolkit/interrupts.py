@@ -18,7 +18,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import Interrupt, interrupt
 from pydantic import AfterValidator, WithJsonSchema
 
-from mcpbridge._base.errors import CannotPauseError
+from mcpbridge._base.tool_errors import CannotPauseError
 from mcpbridge._compat import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_SCRATCHPAD, answers_given
 from mcpbridge._toolkit.claims import note_resumed
 

@@ -22,9 +22,9 @@ from typing import Any, TypeAlias, TypeVar
 
 from mcp.types import InputRequiredResult
 
-from mcpbridge._base.errors import ToolCallError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest
 from mcpbridge._base.protocol import Capability, capability_of
+from mcpbridge._base.tool_errors import ToolCallError
 from mcpbridge._toolkit.sources import thread_id
 
 Asked: TypeAlias = dict[str, Any]

@@ -20,9 +20,9 @@ from langgraph.prebuilt import ToolRuntime
 from mcp.types import CallToolResult, InputRequiredResult, Tool
 from pydantic import PrivateAttr
 
-from mcpbridge._base.errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
 from mcpbridge._base.protocol import Capability, capability_of
+from mcpbridge._base.tool_errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.sendable import refusal
 from mcpbridge._tools.arguments import add_defaults, argument_problem
