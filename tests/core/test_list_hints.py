@@ -19,7 +19,7 @@ from mcp.server.caching import CacheHint
 from mcp.server.lowlevel import Server
 
 from mcpbridge import MCPBridge
-from mcpbridge.testing import serving, stdio_config
+from mcpbridge.testing import SessionProbe, serving, stdio_config
 from tests.helpers.waiting import until
 from tests.servers import hinting
 
@@ -54,7 +54,7 @@ async def names(bridge: MCPBridge, **options: Any) -> set[str]:
 
 async def announced(bridge: MCPBridge) -> None:
     """Wait until the connection heard `tools/list_changed` (it comes on its own stream)."""
-    await until(lambda: bridge._connections["s"].tools_stale, "tools/list_changed arriving")
+    await until(lambda: SessionProbe(bridge, "s").tools_changed, "tools/list_changed arriving")
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -121,7 +121,7 @@ async def test_an_absurd_ttl_is_clamped() -> None:
         await bridge.list_tools()
         await bridge.list_tools()
         assert served.asked == 1
-        expires = bridge._connections["s"]._listing._until
+        expires = SessionProbe(bridge, "s").listing_fresh_until
         assert expires is not None
         assert expires <= time.time() + MAX_TTL_MS / 1000
 

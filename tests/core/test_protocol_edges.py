@@ -13,7 +13,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context
 
 from mcpbridge import MCPBridge, MCPToolError, ServerConnectionError
-from mcpbridge.testing import serving
+from mcpbridge.testing import SessionProbe, serving
 from tests.helpers.waiting import until
 from tests.servers import basic
 
@@ -74,7 +74,7 @@ async def test_list_changed_notification_relists_tools() -> None:
     async with MCPBridge({"paged": {"server": paginated_server(), "mode": "legacy"}}, plugins=[]) as bridge:
         grow = {t.name: t for t in await bridge.list_tools()}["grow"]
         await grow.ainvoke({})
-        assert bridge._connections["paged"].tools_stale
+        assert SessionProbe(bridge, "paged").tools_changed
         assert "grown" in {t.name for t in await bridge.list_tools()}
 
 
@@ -104,7 +104,7 @@ async def test_a_server_that_never_answers_hits_connect_timeout() -> None:
         ) as raised:
             await bridge.list_tools()
         assert raised.value.sent is False
-        assert not bridge._connections["silent"].connected
+        assert not SessionProbe(bridge, "silent").connected
 
 
 @pytest.mark.parametrize("transport", ["inprocess", "http"])
@@ -131,5 +131,5 @@ async def test_modern_servers_announce_tool_changes(transport: str) -> None:
         async with MCPBridge({"s": config}, plugins=[]) as bridge:
             tools = {t.name: t for t in await bridge.list_tools()}
             await tools["grow"].ainvoke({})
-            await until(lambda: bridge._connections["s"].tools_stale, "tools/list_changed arriving")
+            await until(lambda: SessionProbe(bridge, "s").tools_changed, "tools/list_changed arriving")
             assert "grown" in {t.name for t in await bridge.list_tools()}

@@ -14,7 +14,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.runnables.config import var_child_runnable_config
 
 from mcpbridge import MCPBridge, ServerConnectionError
-from mcpbridge.testing import serve_http, serving
+from mcpbridge.testing import SessionProbe, serve_http, serving
 from tests.helpers import stdio_config
 from tests.helpers.waiting import until
 from tests.servers import basic, raw_jsonrpc
@@ -59,7 +59,7 @@ async def test_a_server_error_is_that_calls_answer_not_a_broken_session(
         assert f"code {code}" in text(failed)
         assert bystander.status == "success"
         assert text(bystander) == "hi"
-        assert bridge._connections["raw"].connected
+        assert SessionProbe(bridge, "raw").connected
         assert text(await call(bridge, "raw", "echo", {"text": "still"})) == "still"
 
 
@@ -117,12 +117,12 @@ async def test_a_stdio_server_that_died_while_idle_is_reopened_before_the_next_c
     async with MCPBridge({"basic": stdio_config()}, plugins=[]) as bridge:
         first = int(text(await call(bridge, "basic", "pid")))
         os.kill(first, signal.SIGKILL)
-        connection = bridge._connections["basic"]
-        await until(lambda: not connection.connected, "the bridge noticing the server's death")
+        session = SessionProbe(bridge, "basic")
+        await until(lambda: not session.connected, "the bridge noticing the server's death")
         message = await call(bridge, "basic", "pid")
         assert message.status == "success"
         assert int(text(message)) != first
-        assert connection.connected
+        assert session.connected
 
 
 async def test_a_call_in_flight_when_the_stdio_server_dies_fails_fast_and_says_why() -> None:
@@ -141,8 +141,7 @@ async def test_every_call_in_flight_when_the_server_dies_is_told_why_not_that_th
     async with MCPBridge({"basic": stdio_config()}, plugins=[], timeout=60) as bridge:
         tools = {tool.binding.tool.name: tool for tool in await bridge.list_tools()}
         waiting = [asyncio.create_task(tools["slow"].ainvoke({"seconds": 30})) for _ in range(5)]
-        connection = bridge._connections["basic"]
-        await until(lambda: len(connection.calls_in_flight) == 5, "five calls in flight")
+        await until(lambda: len(bridge.calls_in_flight("basic")) == 5, "five calls in flight")
         with pytest.raises(ServerConnectionError):
             await tools["die"].ainvoke({})
         failures = await asyncio.gather(*waiting, return_exceptions=True)

@@ -23,7 +23,7 @@ from pydantic import AnyUrl
 
 from mcpbridge import ConfigError, MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
 from mcpbridge._base.config import build_settings
-from mcpbridge.testing import HTTPServer, serve_http
+from mcpbridge.testing import HTTPServer, SessionProbe, serve_http
 from tests.helpers.waiting import until
 from tests.servers import oauth
 
@@ -202,11 +202,11 @@ async def test_an_sse_event_over_the_sdk_limit_ends_the_session_and_the_next_cal
 async def test_a_restarted_sse_server_is_noticed_and_reconnected(sse: Served) -> None:
     async with MCPBridge({"s": sse.config}, plugins=[]) as bridge:
         assert seen(await bridge.call_tool("s", "seen")) == {}
-        connection = bridge._connections["s"]
+        session = SessionProbe(bridge, "s")
         port = sse.http.port
         sse.http.stop()
         # The GET stream ends with the server: the session is dropped.
-        await until(lambda: not connection.connected, "the session being dropped")
+        await until(lambda: not session.connected, "the session being dropped")
         sse.http = serve("sse", port, sse.record).http
         assert seen(await bridge.call_tool("s", "seen")) == {}
 

@@ -12,7 +12,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge, MCPTool
-from mcpbridge.testing import serving
+from mcpbridge.testing import SessionProbe, serving
 from tests.helpers import stdio_config
 from tests.helpers.waiting import until
 from tests.security import relabel_servers
@@ -41,7 +41,7 @@ async def shift(bridge: MCPBridge, server: str, kind: str) -> None:
     tools = {t.binding.tool.name: t for t in await bridge.list_tools(servers=[server])}
     message = await tools["shift"].ainvoke(call("shift", {"kind": kind}))
     assert message.status == "success", message.content
-    await until(lambda: bridge._connections[server].tools_stale, f"server {server!r} announcing its tool change")
+    await until(lambda: SessionProbe(bridge, server).tools_changed, f"server {server!r} announcing its tool change")
 
 
 def call(name: str, args: Mapping[str, Any], id: str = "c1") -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pytest
 from mcp.types import Tool
 
 from mcpbridge import MCPBridge, ToolCallError, definition_fingerprint
-from mcpbridge.testing import serving
+from mcpbridge.testing import SessionProbe, serving
 from tests.helpers.relabel import call, text, tools_of
 from tests.helpers.waiting import until
 from tests.security import definition_servers
@@ -53,7 +53,7 @@ async def test_a_change_the_server_announced_is_listed_before_a_call_is_sent(tra
         async with MCPBridge({"s": config}, plugins=[]) as bridge:
             before = await tools_of(bridge)
             await before["change"].ainvoke(call("change", {"announce": True}))
-            await until(lambda: bridge._connections["s"].tools_stale, "the change announced")
+            await until(lambda: SessionProbe(bridge, "s").tools_changed, "the change announced")
             # Nobody listed the tools again: the call itself does, and is refused unsent.
             refused = await before["remove"].ainvoke(call("remove", {"path": "/a"}))
             assert refused.status == "error"

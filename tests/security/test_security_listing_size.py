@@ -28,9 +28,9 @@ async def test_building_twenty_thousand_tools_never_holds_the_loop() -> None:
         "basic": stdio_config(),
     }
     async with MCPBridge(servers, plugins=[], timeout=60) as bridge:
-        # Connect and let the SDK parse the listing first: that part is one call into
-        # pydantic-core; what is measured here is what the bridge adds.
-        await asyncio.gather(bridge._connections["many"].list_tools(), bridge.list_tools(servers=["basic"]))
+        # Connect (opening a session lists its tools) and let the SDK parse the listing first:
+        # that part is one call into pydantic-core; what is measured here is what the bridge adds.
+        await asyncio.gather(bridge.session("many"), bridge.list_tools(servers=["basic"]))
         (echo,) = [tool for tool in await bridge.list_tools(servers=["basic"]) if tool.name == "echo"]
         waits: list[float] = []
 

@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 from mcpbridge import MCPBridge
-from mcpbridge.testing import stdio_config
+from mcpbridge.testing import SessionProbe, stdio_config
 from tests.helpers import ROOT
 from tests.helpers.relabel import call, text, tools_of
 from tests.helpers.waiting import until
@@ -24,7 +24,7 @@ async def test_a_stdio_server_back_with_another_definition_is_not_reached_by_ear
         first = int(text(await before["pid"].ainvoke(call("pid", {}))))
         said.write_text(ERASE)
         os.kill(first, signal.SIGKILL)
-        await until(lambda: not bridge._connections["s"].connected, "the bridge noticing the server's end")
+        await until(lambda: not SessionProbe(bridge, "s").connected, "the bridge noticing the server's end")
 
         refused = await before["remove"].ainvoke(call("remove", {"path": "/a"}))
         assert refused.status == "error"

@@ -28,7 +28,7 @@ from mcpbridge_approval import create_approval_resume
 from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge.testing import ScriptedChatModel, serving, stdio_config, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, SessionProbe, serving, stdio_config, tool_call_turn
 from tests.helpers.waiting import PATIENCE, until, until_sync
 
 LIMIT = 2000
@@ -257,7 +257,7 @@ def test_a_resumed_value_that_cannot_travel_fails_its_call_only(
     assert problem in text(message), text(message)
     assert "surrogate" not in case or UNSENDABLE in text(message)
     assert (bystander.status, text(bystander)) == ("success", "still here")
-    assert bridge._connections["modern"].connected
+    assert SessionProbe(bridge, "modern").connected
     assert written(bridge, "modern") == before, "the value reached the server"
 
 
@@ -278,7 +278,7 @@ def test_an_answer_to_a_servers_request_that_cannot_travel_fails_its_call_only(
     assert message.status == "error"
     assert problem in text(message), text(message)
     assert (bystander.status, text(bystander)) == ("success", "still here")
-    assert bridge._connections[server].connected
+    assert SessionProbe(bridge, server).connected
     assert written(bridge, server) == before, "the answer reached the server"
     assert text(call(bridge, server, tool, {"say": "fine"})).endswith(" 4 characters")
 
@@ -342,5 +342,5 @@ async def test_arguments_an_interceptor_changed_fail_their_call_only(
             assert message.status == "error"
             assert problem in text(message), text(message)
             assert text(await bystander) == "still here"
-            assert opened._connections["notes"].connected
+            assert SessionProbe(opened, "notes").connected
             assert text(await opened.call_tool("notes", "written_count")) == "0"

@@ -12,7 +12,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from mcpbridge import MCPBridge, ServerConnectionError
-from mcpbridge.testing import serve_http
+from mcpbridge.testing import SessionProbe, serve_http
 from tests.helpers.thirdparty import NodeHTTPServer, free_port
 from tests.helpers.waiting import PATIENCE
 
@@ -30,7 +30,7 @@ async def test_everything_restarted_next_call_succeeds(everything_http: NodeHTTP
         assert after.status == "success", text(after)
         assert text(after) == "Echo: after"
         assert time.monotonic() - started < 15  # not the 30 s timeout
-        assert bridge._connections["ev"].connected
+        assert SessionProbe(bridge, "ev").connected
         again = await invoke(bridge, "get-sum", {"a": 1, "b": 2})
         assert again.status == "success", text(again)
 

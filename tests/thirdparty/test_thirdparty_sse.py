@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from mcpbridge import MCPBridge
+from mcpbridge.testing import SessionProbe
 from tests.helpers.thirdparty import EVERYTHING, NodeHTTPServer, free_port, need, wait_for_port
 from tests.helpers.waiting import until
 
@@ -67,7 +68,7 @@ async def test_sse_server_gone_and_back(everything_sse: NodeSSEServer) -> None:
     """The end of the SSE stream is noticed while idle; the next call opens a new session."""
     async with MCPBridge({"ev": everything_sse.config}, plugins=[], timeout=10) as bridge:
         assert text(await invoke(bridge, "echo", {"message": "before"})) == "Echo: before"
-        connection = bridge._connections["ev"]
+        connection = SessionProbe(bridge, "ev")
         everything_sse.kill()
         await until(lambda: not connection.connected, "the bridge noticing the end of the SSE stream")
         everything_sse.start()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from mcpbridge import MCPBridge, ServerConnectionError
+from mcpbridge.testing import SessionProbe
 from tests.helpers.thirdparty import CURRENT, LEGACY, kill, stdio_pid
 from tests.helpers.waiting import PATIENCE, until
 
@@ -25,7 +26,7 @@ async def killed_while_idle(
 ) -> Any:
     """Call `first`, kill the server, wait for the bridge to notice, call `then`."""
     async with MCPBridge({"server": config}, plugins=[], timeout=30) as bridge:
-        connection = bridge._connections["server"]
+        connection = SessionProbe(bridge, "server")
         before = await invoke(bridge, *first)
         assert before.status == "success", text(before)
         assert connection.connected
@@ -57,7 +58,7 @@ async def test_time_killed_while_idle(time_server: Callable[[str], dict[str, Any
 
 async def test_in_flight_call_fails_fast_when_the_server_dies(everything_stdio: dict[str, Any]) -> None:
     async with MCPBridge({"ev": everything_stdio}, plugins=[], timeout=30) as bridge:
-        connection = bridge._connections["ev"]
+        connection = SessionProbe(bridge, "ev")
         pending = asyncio.ensure_future(invoke(bridge, "trigger-long-running-operation", {"duration": 20, "steps": 20}))
         await until(lambda: bool(bridge.calls_in_flight("ev")), "the long call in flight")
         assert not pending.done()

@@ -23,7 +23,7 @@ from mcpbridge import (
     ToolCallRequest,
     hookimpl,
 )
-from mcpbridge.testing import make_agent, serve_http, tool_call_turn
+from mcpbridge.testing import SessionProbe, make_agent, serve_http, tool_call_turn
 from tests.servers import counting
 
 APPROVE = {"type": "approve"}
@@ -149,7 +149,7 @@ async def test_a_resume_that_could_not_reach_the_server_can_be_sent_again() -> N
     try:
         async with MCPBridge({"files": {"url": served.url, "connect_timeout": 10}}, plugins=plugins) as bridge:
             agent, config, resume = await paused(bridge, "server-down", "delete_file", {"path": "/s"})
-            await bridge._connections["files"].aclose()
+            await SessionProbe(bridge, "files").close()
             served.stop()
             with pytest.raises(ServerConnectionError) as raised:
                 await agent.ainvoke(resume, config)

@@ -14,7 +14,7 @@ from langgraph.types import Command
 from mcpbridge_approval import create_approval_resume
 
 from mcpbridge import MCPBridge, MCPTool, definition_fingerprint
-from mcpbridge.testing import ScriptedChatModel, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, SessionProbe, tool_call_turn
 from tests.helpers.relabel import call, text, tools_of
 from tests.helpers.waiting import until
 from tests.security import definition_servers
@@ -104,7 +104,7 @@ async def test_an_approval_never_runs_a_tool_the_server_announced_it_changed() -
         run = agent(tools, saver, model)
         [asked] = (await run.ainvoke({"messages": [("user", "clean up")]}, CONFIG))["__interrupt__"]
         await tools["change"].ainvoke(call("change", {"announce": True}))
-        await until(lambda: bridge._connections["s"].tools_stale, "the change announced")
+        await until(lambda: SessionProbe(bridge, "s").tools_changed, "the change announced")
         # The same agent resumes, with the tool objects it paused with; nobody listed the tools.
         done = await run.ainvoke(Command(resume=create_approval_resume(asked)), CONFIG)
         assert not ran

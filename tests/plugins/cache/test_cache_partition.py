@@ -18,7 +18,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from mcpbridge import MCPBridge, ToolCallRequest
-from mcpbridge.testing import ScriptedChatModel, make_runtime, make_tool_call, serving, tool_call_turn
+from mcpbridge.testing import ScriptedChatModel, SessionProbe, make_runtime, make_tool_call, serving, tool_call_turn
 from tests.helpers.cache import READS, BridgeMaker, cache_entries, counting_server, user_header
 
 USERS = 200
@@ -121,7 +121,7 @@ async def test_identity_sources(
                 "lookup", {"q": "x"}, "s", headers=where.get("headers"), runtime=runtime, tool=tool.binding.tool
             )
             # the in-process server carries no headers: drop them after the cache has read them
-            await cache(request, lambda r: bridge._connections["s"].call_tool(r.override(headers=None)))
+            await cache(request, lambda r: SessionProbe(bridge, "s").call_tool(r.override(headers=None)))
             return bool(request.artifact[0]["hit"])
 
         assert [await ask(same), await ask(same), await ask(other), await ask(other)] == [False, True, False, True]

@@ -25,6 +25,7 @@ from mcpbridge.testing._agents import (
     tool_call_turn,
 )
 from mcpbridge.testing._servers import HTTPServer, make_server, serve_http, serving, stdio_config
+from mcpbridge.testing._sessions import SessionProbe
 
 try:  # the fixtures, for pytest; the helpers above are also used without it
     from mcpbridge.testing._fixtures import (
@@ -44,6 +45,7 @@ __all__ = [
     "BridgeFactory",
     "HTTPServer",
     "ScriptedChatModel",
+    "SessionProbe",
     "Turn",
     "agent_factory",
     "make_agent",
