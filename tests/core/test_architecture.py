@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.house import call_frames
 from tests.helpers import ROOT
 
-ACYCLIC = ("mcpbridge", "mcpbridge_adapters", "mcpbridge_events")
+ACYCLIC = ("mcpbridge", "mcpbridge_adapters", "mcpbridge_events", "mcpbridge_demo")
 """Packages whose modules import each other in no circle, however long (import-linter's
 `acyclic_siblings`, at every depth: a circle of modules is one among the children of the
 package that holds them all)."""
@@ -197,3 +198,16 @@ def test_the_contracts_catch_a_circle(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "No import circles in mcpbridge BROKEN" in done.stdout
     assert "No cycles are allowed in mcpbridge._base." in done.stdout
+
+
+CALL_FRAMES = 7
+"""The most frames a call with no plugin passes from `MCPTool.ainvoke` to the mcp SDK's
+`ClientSession.send_request`: the tool (`ainvoke`, `arun`, `_call`), the chain's entry, the
+connection (`call_tool`, `request`) and the SDK's `call_tool`. Every check on the way (wire,
+size, headers, the session's own door) runs inside one of them."""
+
+
+async def test_a_bare_call_passes_few_frames_on_its_way_to_the_session() -> None:
+    frames, names = await call_frames([])
+    assert frames <= CALL_FRAMES, " > ".join(names)
+    assert names[-1] == "session.py:call_tool", names  # the SDK's own method sends it

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 import anyio
@@ -22,6 +23,7 @@ from mcp.client.session import ClientSession
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult, ElicitResult, ListToolsResult, Tool
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from mcpbridge import _compat
 
@@ -147,3 +149,38 @@ def test_pluggy_calls_a_rebound_hook_implementation() -> None:
     with still_there("pluggy", "HookImpl.function"):
         _compat.rebind_hookimpl(impl, lambda: 2)
         assert manager.hook.answer() == [2]
+
+
+@dataclass(frozen=True, slots=True)
+class _Frozen:
+    value: int
+    marked: object = field(default=None, init=False)
+
+
+def test_frozen_dataclass_field_written_past_its_guard() -> None:
+    frozen = _Frozen(1)
+    with pytest.raises(AttributeError):
+        frozen.marked = "x"  # type: ignore[misc]
+    _compat.write_frozen(frozen, "marked", "x")
+    assert frozen.marked == "x"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    size: int = 3
+    _hidden: str = PrivateAttr(default="kept")
+
+
+def test_pydantic_model_built_with_its_state_as_its_constructor_leaves_it() -> None:
+    built = _Model(name="a")
+    with still_there("pydantic", "BaseModel.__pydantic_fields_set__ / __pydantic_extra__ / __pydantic_private__"):
+        written = _compat.model_with_state(_Model, {"name": "a", "size": 3}, {"name"}, True, {"_hidden": "kept"})
+        assert written == built
+        assert (written.model_fields_set, written.model_extra, written._hidden) == ({"name"}, {}, "kept")
+        assert _compat.private_value(written, "_hidden") == "kept"
+        written._hidden = "changed"
+        assert _compat.private_value(written, "_hidden") == "changed"
+        unset = _compat.model_with_state(_Model, {"name": "b", "size": 1}, set(), True, {})
+        with pytest.raises(KeyError):
+            _compat.private_value(unset, "_hidden")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from importlib.metadata import version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from mcp.os.win32.utilities import ServerProcess
     from mcp.types import ListToolsResult
     from pluggy import HookImpl
+    from pydantic import BaseModel
+
+M = TypeVar("M", bound="BaseModel")
 
 
 def removed(distribution: str, name: str) -> str:
@@ -143,6 +146,36 @@ def rebind_hookimpl(impl: HookImpl, function: Callable[..., Any]) -> None:
     the same arguments, and ours differ per plugin (its own `settings`); `HookImpl.function`
     is a plain slot that pluggy annotates `Final` for its own code, so it is set past that."""
     object.__setattr__(impl, "function", function)
+
+
+# -- pydantic, and frozen dataclasses: an instance's state, written past its guards --------
+
+
+def write_frozen(instance: object, name: str, value: Any) -> None:
+    """Sets the field `name` of the frozen dataclass `instance`: how the bridge marks, on a
+    `ToolCallRequest` no caller may change, the arguments that already passed the wire checks.
+    `frozen=True` leaves `object.__setattr__` the one way, as the dataclass's own `__init__` uses."""
+    object.__setattr__(instance, name, value)
+
+
+def model_with_state(cls: type[M], state: dict[str, Any], fields_set: set[str], extra: bool, private: Any) -> M:
+    """An instance of the pydantic model `cls` as its constructor leaves one, with nothing
+    validated: `state` (every field, in order) is its `__dict__`, `fields_set` the fields given,
+    `extra` whether extra fields are kept (`{}`), `private` its private attributes (or None).
+    pydantic's public `model_construct` skips validation too, but copies every default and
+    runs `model_post_init` for each instance: the bridge builds thousands (`prebuilt`)."""
+    instance = cls.__new__(cls)
+    object.__setattr__(instance, "__dict__", state)
+    object.__setattr__(instance, "__pydantic_fields_set__", fields_set)
+    object.__setattr__(instance, "__pydantic_extra__", {} if extra else None)
+    object.__setattr__(instance, "__pydantic_private__", private)
+    return instance
+
+
+def private_value(model: BaseModel, name: str) -> Any:
+    """The private attribute `name` of the pydantic `model`, read where pydantic keeps it,
+    without its `__getattr__` (a listing reads one per tool); `KeyError` when it is not set."""
+    return model.__pydantic_private__[name]  # type: ignore[index]
 
 
 _LOOKED_UP: dict[str, tuple[str, str, str]] = {

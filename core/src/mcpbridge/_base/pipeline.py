@@ -27,6 +27,7 @@ from mcp.types import (
 
 from mcpbridge._base.errors import error_text
 from mcpbridge._base.lazy import tracing
+from mcpbridge._compat import write_frozen
 
 if TYPE_CHECKING:
     from langgraph.types import Command
@@ -151,13 +152,13 @@ class ToolCallRequest:
                 "`request_state` or `task` instead"
             )
         changed = dataclasses.replace(self, **changes)
-        object.__setattr__(changed, "_sendable_args", self._sendable_args)
+        write_frozen(changed, "_sendable_args", self._sendable_args)
         return changed
 
 
 def checked_before_chain(request: ToolCallRequest) -> ToolCallRequest:
     """`request`, marked as carrying arguments that passed the wire checks."""
-    object.__setattr__(request, "_sendable_args", request.args)
+    write_frozen(request, "_sendable_args", request.args)
     return request
 
 

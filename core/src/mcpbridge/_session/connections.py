@@ -44,7 +44,7 @@ from mcpbridge._session.listing import Listing
 from mcpbridge._session.sendable import sendable_answers, unsendable
 from mcpbridge._session.task_requests import run_as_task, task_only
 from mcpbridge._session.translate import Translator
-from mcpbridge._session.transports import Link, call_headers, open_transport
+from mcpbridge._session.transports import OpenedSession, call_headers, open_transport
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -86,8 +86,8 @@ class Connection:
         self._message_handler = options.pop("message_handler", None)
         self._modern_only = {key: value.value for key, value in options.items() if isinstance(value, ModernOnly)}
         self._client_options = {key: value for key, value in options.items() if not isinstance(value, ModernOnly)}
-        self._open: Link | None = None
-        """The transport of the open session (`Link.session`)."""
+        self._open: OpenedSession | None = None
+        """The transport of the open session (`OpenedSession.session`)."""
         self._listing = Listing()
         self._stop = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
@@ -107,10 +107,10 @@ class Connection:
         """True while a session is open and its transport has not ended."""
         return self._live() is not None
 
-    def _live(self) -> Link | None:
+    def _live(self) -> OpenedSession | None:
         """The open session's transport, unless it has ended."""
-        link = self._open
-        return link if link is not None and not link.ended.is_set() else None
+        opened = self._open
+        return opened if opened is not None and not opened.ended.is_set() else None
 
     async def session(self) -> ClientSession:
         """The live session, opening it first if needed."""
@@ -205,13 +205,13 @@ class Connection:
         except TimeoutError:
             await _end(owner)
 
-    async def _current(self) -> Link:
-        if (link := self._live()) is None:
+    async def _current(self) -> OpenedSession:
+        if (opened := self._live()) is None:
             async with self._lock:
-                if (link := self._live()) is None:
+                if (opened := self._live()) is None:
                     await self.aclose()
-                    link = self._open = await self._connect()
-        return link
+                    opened = self._open = await self._connect()
+        return opened
 
     async def request(
         self,
@@ -228,14 +228,14 @@ class Connection:
         the server says it forgot the session (it restarted), open a new one and send again,
         once: it never ran the first."""
         for again in (False, True):
-            link = self._live() or await self._current()  # an open session: no connect step to await
+            opened = self._live() or await self._current()  # an open session: no connect step to await
             token = call_headers.set(headers) if headers else None
             started = time.monotonic()
             try:
-                return await send(link.session)
+                return await send(opened.session)
             except (Exception, BaseExceptionGroup) as exc:
-                if not (isinstance(exc, MCPError) and link.session_gone):
-                    failed = await self._translate.failed(exc, link, started, tool=tool, what=what, limit=limit)
+                if not (isinstance(exc, MCPError) and opened.session_gone):
+                    failed = await self._translate.failed(exc, opened, started, tool=tool, what=what, limit=limit)
                     return cast(T, failed)
             finally:
                 if token is not None:
@@ -243,30 +243,30 @@ class Connection:
             if not again:
                 logger.warning("mcpbridge: server %r forgot the session (restarted?); opening a new one", self.name)
                 async with self._lock:
-                    if self._open is link:
+                    if self._open is opened:
                         await self.aclose()
         raise ServerConnectionError(
             self.name, "the server refused a freshly opened session as unknown", name=tool, sent=False
         )
 
-    async def _forget(self, link: Link, stalled: str | None = None) -> None:
-        """Drop the broken session behind `link`; `stalled` says why when its transport is still
+    async def _forget(self, opened: OpenedSession, stalled: str | None = None) -> None:
+        """Drop the broken session behind `opened`; `stalled` says why when its transport is still
         open but the server stopped taking what we send (it is then ended without a grace)."""
-        if self._open is link:
+        if self._open is opened:
             logger.warning(
                 "mcpbridge: connection to server %r broke%s; the next call reconnects",
                 self.name,
                 f" ({stalled})" if stalled else "",
             )
-            link.broke = True
+            opened.broke = True
             if stalled:
-                link.broke_because = stalled
-                link.abandon()
+                opened.broke_because = stalled
+                opened.abandon()
             await self.aclose()
 
-    async def _connect(self) -> Link:
+    async def _connect(self) -> OpenedSession:
         loop = asyncio.get_running_loop()
-        ready: asyncio.Future[Link] = loop.create_future()
+        ready: asyncio.Future[OpenedSession] = loop.create_future()
         stop = self._stop = asyncio.Event()
         # A fresh context: requests the transport makes on its own (the GET stream, the
         # closing DELETE) must not carry the headers or trace of whichever call opened it.
@@ -286,17 +286,17 @@ class Connection:
                 ) from None
             raise
 
-    async def _own(self, ready: asyncio.Future[Link], stop: asyncio.Event) -> None:
-        link = Link()
+    async def _own(self, ready: asyncio.Future[OpenedSession], stop: asyncio.Event) -> None:
+        opened = OpenedSession()
         try:
             async with AsyncExitStack() as stack:
-                client = await self._open_client(stack, link)
+                client = await self._open_client(stack, opened)
                 self.tools_stale = False
                 self.tools_unseen = bool(self._listing.tools)  # reopened: tools were handed out
                 await self._listing.relist()
-                link.session = client.session
-                ready.set_result(link)
-                waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(link.ended.wait())]
+                opened.session = client.session
+                ready.set_result(opened)
+                waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(opened.ended.wait())]
                 watcher = [asyncio.ensure_future(self._watch_tools(client))] if _modern(client) else []
                 try:
                     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
@@ -304,23 +304,23 @@ class Connection:
                     for task in (*waits, *watcher):
                         task.cancel()
                     await asyncio.gather(*waits, *watcher, return_exceptions=True)
-                if link.ended.is_set() and not stop.is_set():
+                if opened.ended.is_set() and not stop.is_set():
                     logger.warning(
-                        "mcpbridge: server %r ended (%s); the next call reconnects", self.name, link.end_reason()
+                        "mcpbridge: server %r ended (%s); the next call reconnects", self.name, opened.end_reason()
                     )
         except asyncio.CancelledError as exc:
             if not ready.done():
-                ready.set_exception(self._translate.not_opened(exc, link))
+                ready.set_exception(self._translate.not_opened(exc, opened))
             raise
         except BaseException as exc:  # the owner task reports everything through `ready`
-            link.ended.set()
+            opened.ended.set()
             if not ready.done():
-                ready.set_exception(self._translate.not_opened(exc, link))
+                ready.set_exception(self._translate.not_opened(exc, opened))
             else:
                 logger.debug("mcpbridge: closing server %r: %s", self.name, describe(exc))
 
-    async def _open_client(self, stack: AsyncExitStack, link: Link) -> Client:
-        target = await open_transport(self.name, self.config, stack, link, max_result_bytes=self.max_result_bytes)
+    async def _open_client(self, stack: AsyncExitStack, opened: OpenedSession) -> Client:
+        target = await open_transport(self.name, self.config, stack, opened, max_result_bytes=self.max_result_bytes)
         mode = self.config.client_mode
         # Modern-only options: given at once to a modern server; in `auto` mode added after the
         # handshake, when it found the server modern (a legacy `initialize` must not declare them).

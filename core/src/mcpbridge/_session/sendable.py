@@ -166,13 +166,15 @@ def refusing_unsendable(session: ClientSession, server: str) -> ClientSession:
     is dropped with a warning. Over streamable HTTP and SSE such a message would fail inside
     the transport's writer and end the session for every caller; in-process it would reach
     the server though no wire could carry it. Every public sending method of the session
-    (`call_tool`, `read_resource`, `get_prompt`, ...) passes through these two."""
+    (`call_tool`, `read_resource`, `get_prompt`, ...) passes through these two. The request
+    check is a plain function handing back the SDK's own coroutine: it adds no frame to the
+    call (every sender awaits what it returns at once)."""
     send_request, send_notification = session.send_request, session.send_notification
 
-    async def checked_request(request: BaseModel, *args: Any, **kwargs: Any) -> Any:
+    def checked_request(request: BaseModel, *args: Any, **kwargs: Any) -> Awaitable[Any]:
         if (problem := unsendable_message(request, server)) is not None:
             raise MCPError(code=INVALID_PARAMS, message=f"mcpbridge: {problem}")
-        return await send_request(request, *args, **kwargs)  # type: ignore[arg-type]
+        return send_request(request, *args, **kwargs)  # type: ignore[arg-type]
 
     async def checked_notification(notification: BaseModel) -> None:
         if (problem := unsendable_message(notification, server)) is not None:

@@ -36,7 +36,7 @@ from mcpbridge._base.errors import ServerRequestError, describe, error_text, roo
 from mcpbridge._base.pipeline import error_result
 from mcpbridge._base.protocol import METHODS, Capability
 from mcpbridge._base.tool_errors import AuthenticationError, ServerConnectionError, ToolTimeoutError
-from mcpbridge._session.transports import HTTPRefusal, Link
+from mcpbridge._session.transports import HTTPRefusal, OpenedSession
 
 WEDGED_AFTER = 1.0
 """Seconds a write may wait for the server to take it (stdio: read its stdin) before a
@@ -54,7 +54,7 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
 """What a transport raises when it broke under a request."""
 STAND_IN = "Server returned an error response"
 """The mcp streamable HTTP client's error for an HTTP error status whose body is no JSON-RPC
-error: it names neither, so the status and the server's text are taken from `Link.refused`."""
+error: it names neither, so the status and the server's text are taken from `OpenedSession.refused`."""
 CREDENTIALS = (401, 403)
 REFUSED_BY_CLIENT: Mapping[str, Capability] = {
     "Elicitation not supported": "elicitation",
@@ -69,14 +69,14 @@ which has no channel for it."""
 
 
 class Translator:
-    """The foreign errors of one server's session as the bridge's errors. `drop(link, why)`
-    drops the session behind `link` (`why` says why when its transport is still open);
+    """The foreign errors of one server's session as the bridge's errors. `drop(opened, why)`
+    drops the session behind `opened` (`why` says why when its transport is still open);
     `unanswered(capability)` hints at the plugin that answers a capability the server requires."""
 
     def __init__(
         self,
         server: str,
-        drop: Callable[[Link, str | None], Awaitable[None]],
+        drop: Callable[[OpenedSession, str | None], Awaitable[None]],
         unanswered: Callable[[Capability | None], str],
     ) -> None:
         self.server = server
@@ -86,36 +86,36 @@ class Translator:
     async def failed(
         self,
         exc: BaseException,
-        link: Link,
+        opened: OpenedSession,
         started: float,
         *,
         tool: str | None = None,
         what: str | None = None,
         limit: float | None = None,
     ) -> CallToolResult:
-        """`exc`, raised by a request sent at `started` on the session behind `link`, as the
+        """`exc`, raised by a request sent at `started` on the session behind `opened`, as the
         bridge's error: for the tool call to `tool` a server's error is the error result this
         returns (our own `limit` running out a `ToolTimeoutError`), for a request named `what` a
         `ServerRequestError`; for listing tools (neither given) a `ServerConnectionError`."""
-        if (refusal := _refusal(exc, link)) is not None:
+        if (refusal := _refusal(exc, opened)) is not None:
             if refusal.status in CREDENTIALS:
                 raise self._refused(refusal, tool) from None
             exc = MCPError(code=INTERNAL_ERROR, message=str(refusal))  # the status and text, not the stand-in
         if isinstance(exc, MCPError):
             if exc.code == REQUEST_TIMEOUT:
-                if (stalled := link.write_stalled()) >= WEDGED_AFTER:
+                if (stalled := opened.write_stalled()) >= WEDGED_AFTER:
                     # Whatever waits behind that write would time out too: drop the session.
-                    await self._drop(link, f"the server read none of its stdin for {stalled:.1f} s")
+                    await self._drop(opened, f"the server read none of its stdin for {stalled:.1f} s")
                 # Our own wait ran out (a server's own -32001 comes sooner):
                 if tool is not None and limit is not None and time.monotonic() >= started + limit:
                     error = ToolTimeoutError(self.server, tool, limit)
-                    if link.broke_because:
-                        error.add_note(f"{link.broke_because}; the next call starts it again")
+                    if opened.broke_because:
+                        error.add_note(f"{opened.broke_because}; the next call starts it again")
                     raise error from None
-            if exc.code == CONNECTION_CLOSED and (link.ended.is_set() or link.closing):
-                closed_by_us = link.closing and not link.broke
-                await self._drop(link, None)  # waits for the transport to end: the exit code is known after
-                reason = "the bridge is closing" if closed_by_us else link.end_reason()
+            if exc.code == CONNECTION_CLOSED and (opened.ended.is_set() or opened.closing):
+                closed_by_us = opened.closing and not opened.broke
+                await self._drop(opened, None)  # waits for the transport to end: the exit code is known after
+                reason = "the bridge is closing" if closed_by_us else opened.end_reason()
                 raise ServerConnectionError(self.server, reason, name=tool) from exc
             if what is not None:
                 raise ServerRequestError(self.server, what, f"{exc.message} (code {exc.code})", code=exc.code) from exc
@@ -136,7 +136,7 @@ class Translator:
                 raise ServerConnectionError(self.server, f"malformed tools/list result: {problem}") from None
             return self.malformed(tool, problem)
         if isinstance(exc, TRANSPORT_ERRORS):
-            await self._drop(link, None)
+            await self._drop(opened, None)
             raise ServerConnectionError(self.server, exc, name=tool) from exc
         if isinstance(exc, RuntimeError):  # the SDK's check of structured content against the
             if what is not None:  # output schema, or an input-required result where none can be answered
@@ -168,17 +168,17 @@ class Translator:
                 return result.model_copy(update={"content": hinted})
         return result
 
-    def not_opened(self, exc: BaseException, link: Link) -> ServerConnectionError:
-        """What opening the session behind `link` raised, as the error its caller gets."""
+    def not_opened(self, exc: BaseException, opened: OpenedSession) -> ServerConnectionError:
+        """What opening the session behind `opened` raised, as the error its caller gets."""
         if isinstance(exc, asyncio.CancelledError):
             return ServerConnectionError(self.server, "connecting was cancelled", sent=False)
         if isinstance(root_cause(exc), OAuthFlowError):
             return AuthenticationError(self.server, f"its `auth` flow failed: {describe(exc)}: check `auth`")
-        if (refusal := _refusal(exc, link)) is not None:
+        if (refusal := _refusal(exc, opened)) is not None:
             if refusal.status in CREDENTIALS:
                 return self._refused(refusal)
             return ServerConnectionError(self.server, str(refusal), sent=False)
-        return ServerConnectionError(self.server, link.end_reason() if _is_transport_end(exc) else exc, sent=False)
+        return ServerConnectionError(self.server, opened.end_reason() if _is_transport_end(exc) else exc, sent=False)
 
     def _refused(self, refusal: HTTPRefusal, tool: str | None = None) -> AuthenticationError:
         fix = f"check `headers.Authorization` / `auth` for server {self.server!r}"
@@ -193,12 +193,12 @@ class Translator:
         return error_result(f"MCP server {self.server!r} returned a malformed result for {tool!r}: {problem}")
 
 
-def _refusal(exc: BaseException, link: Link) -> HTTPRefusal | None:
+def _refusal(exc: BaseException, opened: OpenedSession) -> HTTPRefusal | None:
     """The HTTP error status behind `exc`: the mcp client's stand-in for it (streamable HTTP),
     or httpx's error naming it (SSE)."""
     exc = root_cause(exc)
     stand_in = isinstance(exc, MCPError) and exc.code == INTERNAL_ERROR and exc.message == STAND_IN
-    return link.refused if stand_in or isinstance(exc, httpx2.HTTPStatusError) else None
+    return opened.refused if stand_in or isinstance(exc, httpx2.HTTPStatusError) else None
 
 
 def _is_transport_end(exc: BaseException) -> bool:

@@ -1,7 +1,7 @@
 """Server config → the transport an mcp `Client` connects through, watched for its end.
 
-Each opened session gets a `Link`: the facts a connection needs to tell a server's own
-answer from a broken transport. Its `ended` event is set the moment the transport's read
+Each session opened is an `OpenedSession`: the session and the facts a connection needs to
+tell a server's own answer from a broken transport. Its `ended` event is set the moment the transport's read
 side ends (a stdio process exited, a stream hit EOF), so a server that dies while idle is
 noticed before the next call, `session_gone` is set when a streamable HTTP server
 answers 404 to our `Mcp-Session-Id` (it restarted and forgot the session), and `refused`
@@ -67,8 +67,8 @@ class HTTPRefusal:
         return f"HTTP {self.status} {self.reason}" + (f" ({'; '.join(said)})" if said else "")
 
 
-class Link:
-    """One opened session's transport, as seen from the connection."""
+class OpenedSession:
+    """One opened session and its transport, as the connection sees them."""
 
     server = ""
     """The server's name (set by `open_transport`)."""
@@ -108,10 +108,15 @@ class Link:
 
 
 async def open_transport(
-    name: str, config: ServerConfig, stack: AsyncExitStack, link: Link, *, max_result_bytes: int | None = None
+    name: str,
+    config: ServerConfig,
+    stack: AsyncExitStack,
+    opened: OpenedSession,
+    *,
+    max_result_bytes: int | None = None,
 ) -> Any:
-    """The `Client` target for `config`; stream transports are watched through `link`."""
-    link.server = name
+    """The `Client` target for `config`; stream transports are watched through `opened`."""
+    opened.server = name
     if config.transport == "stdio":
         assert config.command is not None
         stdio = StdioTransport(
@@ -122,9 +127,9 @@ async def open_transport(
             server_name=name,
             max_message_bytes=max_result_bytes,
         )
-        link._describe_end = stdio.end_reason
-        link.write_stalled, link.abandon = stdio.write_stalled, stdio.abandon
-        return _watched(stdio, link)
+        opened._describe_end = stdio.end_reason
+        opened.write_stalled, opened.abandon = stdio.write_stalled, stdio.abandon
+        return _watched(stdio, opened)
     url = config.url
     if url is None:
         return config.server
@@ -136,7 +141,7 @@ async def open_transport(
         client = factory(headers=headers, timeout=timeout, auth=auth)
         hooks = client.event_hooks
         hooks["request"] = [*hooks.get("request", []), _call_headers_to(httpx2.URL(url))]
-        hooks["response"] = [_bound(name, max_result_bytes), *hooks.get("response", []), _session_watch(link)]
+        hooks["response"] = [_bound(name, max_result_bytes), *hooks.get("response", []), _session_watch(opened)]
         client.event_hooks = hooks
         return client
 
@@ -149,11 +154,11 @@ async def open_transport(
             httpx_client_factory=hooked_client,
             auth=config.auth,
         )
-        link._describe_end = lambda: (
+        opened._describe_end = lambda: (
             "the SSE stream closed (the server went away, or sent a message over the 1 MiB the mcp SDK's "
             "SSE client reads in one event)"
         )
-        return _watched(sse, link)
+        return _watched(sse, opened)
     http = hooked_client(
         headers=dict(config.headers),
         timeout=httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT),
@@ -161,7 +166,7 @@ async def open_transport(
     )
     await stack.enter_async_context(http)
     stream = streamable_http_client(url, http_client=http, max_sse_event_size=max_result_bytes)
-    return _watched(stream, link)
+    return _watched(stream, opened)
 
 
 def _default_client(**options: Any) -> httpx2.AsyncClient:
@@ -196,11 +201,11 @@ def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port
 
 
-def _session_watch(link: Link) -> Callable[[httpx2.Response], Any]:
+def _session_watch(opened: OpenedSession) -> Callable[[httpx2.Response], Any]:
     """A response hook: HTTP 404 to a request that carried `Mcp-Session-Id` means the
     server no longer knows the session (the streamable HTTP spec); so does a 400 whose body
     says the session is unknown, which some servers send instead. Any other error status is
-    kept as `link.refused`."""
+    kept as `opened.refused`."""
 
     async def watch(response: httpx2.Response) -> None:
         status = response.status_code
@@ -210,12 +215,12 @@ def _session_watch(link: Link) -> Callable[[httpx2.Response], Any]:
         if MCP_SESSION_ID in response.request.headers and (
             status == 404 or (status == 400 and "session" in text.lower())
         ):
-            link.session_gone = True
+            opened.session_gone = True
             return
         challenge = response.headers.get("www-authenticate")
         # outward already: the refusal is kept (`AuthenticationError.challenge`), and a challenge's
         # `resource_metadata` quotes the request's URL, a key in its path included
-        link.refused = HTTPRefusal(
+        opened.refused = HTTPRefusal(
             status, response.reason_phrase, challenge and outward_text(challenge), outward_text(text)
         )
 
@@ -271,9 +276,9 @@ class _BoundedStream(httpx2.AsyncByteStream):
 
 
 @asynccontextmanager
-async def _watched(transport: Any, link: Link) -> AsyncIterator[tuple[Any, Any]]:
+async def _watched(transport: Any, opened: OpenedSession) -> AsyncIterator[tuple[Any, Any]]:
     async with transport as (read_stream, write_stream):
-        yield _WatchedReadStream(read_stream, link.ended), write_stream
+        yield _WatchedReadStream(read_stream, opened.ended), write_stream
 
 
 class _WatchedReadStream(ObjectReceiveStream[Any]):

@@ -25,10 +25,9 @@ from langsmith.utils import tracing_is_enabled
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from mcpbridge._compat import configure_hooks
+from mcpbridge._compat import configure_hooks, model_with_state
 
 M = TypeVar("M", bound=BaseModel)
-_set = object.__setattr__
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +63,8 @@ def prebuilt(cls: type[M], values: dict[str, Any], **private: Any) -> M:
     for key, factory in recipe.factories:
         state[key] = factory()
     state.update(values)
-    instance = cls.__new__(cls)
-    _set(instance, "__dict__", state)
-    _set(instance, "__pydantic_fields_set__", set(values))
-    _set(instance, "__pydantic_extra__", {} if recipe.extra else None)
-    _set(instance, "__pydantic_private__", None if recipe.private is None else {**recipe.private, **private})
-    return instance
+    own = None if recipe.private is None else {**recipe.private, **private}
+    return model_with_state(cls, state, set(values), recipe.extra, own)
 
 
 def _recipe(cls: type[BaseModel]) -> _Recipe | None:

@@ -23,6 +23,7 @@ from pydantic import PrivateAttr
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, checked_before_chain
 from mcpbridge._base.protocol import Capability, capability_of
 from mcpbridge._base.tool_errors import InvalidToolArguments, MCPToolError, ServerConnectionError, ToolCallError
+from mcpbridge._compat import private_value
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.sendable import refusal
 from mcpbridge._tools.arguments import add_defaults, argument_problem
@@ -86,8 +87,8 @@ class MCPTool(BaseTool):
 
     @property
     def binding(self) -> ToolBinding:
-        try:  # read where pydantic keeps it, without its `__getattr__` (a listing reads it per tool)
-            binding: ToolBinding = self.__pydantic_private__["_binding"]  # type: ignore[index]
+        try:
+            binding: ToolBinding = private_value(self, "_binding")
         except KeyError:  # not set: pydantic says so
             return self._binding
         return binding
