@@ -86,9 +86,18 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
+def _past_guards(node: ast.Attribute) -> bool:
+    """`object.__setattr__` (a write past a frozen instance's guard) or a pydantic instance's
+    own state (`__pydantic_private__`, `__pydantic_fields_set__`, ...)."""
+    if node.attr == "__setattr__":
+        return isinstance(node.value, ast.Name) and node.value.id == "object"
+    return node.attr.startswith("__pydantic_")
+
+
 def private_uses(paths: list[Path]) -> list[str]:
     """`from dep._x import y`, `from dep import _y` and `obj._attr` where `_attr` is not a name
-    the core defines itself: a dependency's private name, outside `_compat`."""
+    the core defines itself: a dependency's private name, outside `_compat`; and writes past an
+    instance's guards (`_past_guards`)."""
     own = own_private_names(paths)
     found: list[str] = []
     for path in paths:
@@ -101,6 +110,8 @@ def private_uses(paths: list[Path]) -> list[str]:
                 if any(_private(part) for part in node.module.split(".")) or private:
                     names = ", ".join(alias.name for alias in node.names)
                     found.append(f"{where}:{node.lineno} from {node.module} import {names}")
+            elif isinstance(node, ast.Attribute) and _past_guards(node):
+                found.append(f"{where}:{node.lineno} .{node.attr}")
             elif isinstance(node, ast.Attribute) and _private(node.attr):
                 base = node.value
                 if isinstance(base, ast.Name) and base.id in {"self", "cls"}:
