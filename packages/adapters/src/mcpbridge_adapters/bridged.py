@@ -1,117 +1,124 @@
-"""Tools over a client's shared sessions: mcpbridge tools (plugins, persistent sessions)
-shaped as langchain-mcp-adapters shapes them.
+"""Tools over a client's shared sessions: the bridge's own tools (its plugins, persistent
+sessions and checks), shaped as langchain-mcp-adapters shapes its tools.
 
-The bridge of a `MultiServerMCPClient` has one interceptor of its own, `DropInLayer`. Each
-call of a drop-in tool tells it (through a context variable) the `tool_interceptors` and
-`callbacks` that `load_mcp_tools` was given, so those run per tool as in the adapters; the
-layer keeps the result they return, which the tool then converts as the adapters do. A call
-that never reached the layer (refused before it, answered by a plugin outside it) is shaped
-from the ToolMessage mcpbridge built.
+A drop-in tool is an `MCPTool` of the client's bridge around a handler of its own: one
+LangChain run per call, as for any tool of the bridge. Each call carries the tool's
+`tool_interceptors` and `callbacks` in its request, as an observer (`DropInCall`), to the
+client's layer (`drop_in_layer`), which runs them where the bridge runs
+`MCPBridge(interceptors=...)`: inside the plugins. The handler converts what comes back as
+the adapters convert a result.
 """
 
 from __future__ import annotations
 
-import contextvars
-import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Annotated, Any
+import asyncio
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
 from langgraph.types import Command
+from mcp.types import CallToolResult
 
-from mcpbridge import STRUCTURED_CONTENT, MCPTool, ToolCallHandler, ToolCallRequest, compose
-from mcpbridge_adapters.callbacks import Callbacks
+from mcpbridge import MCPTool, ServerConnectionError, ToolCallError, ToolCallHandler, ToolCallRequest, compose
+from mcpbridge_adapters.callbacks import CallbackContext, Callbacks
 from mcpbridge_adapters.convert import (
-    MCPToolArtifact,
     _convert_call_tool_result,
+    _handle_mcp_tool_error,
     _MCPToolExecutionError,
+    metadata_of,
+    refused_call,
     with_lc_ids,
 )
-from mcpbridge_adapters.direct import adapted_tool
 from mcpbridge_adapters.interceptors import legacy, speaking_legacy
 
 
-@dataclass
-class _Call:
-    """One call of a drop-in tool: what runs around it, and what came back."""
+class DropInCall:
+    """What one call of a drop-in tool carries to the client's layer among its request's
+    observers: the tool's interceptors, and its callbacks, which hear through it the
+    progress and log messages that come with the call."""
 
-    interceptors: Sequence[Any]
-    callbacks: Callbacks | None
-    reached: bool = False
-    result: Any = field(default=None)
+    def __init__(self, layers: Sequence[Any], callbacks: Callbacks | None, context: CallbackContext) -> None:
+        self.layers, self.callbacks, self.context = layers, callbacks, context
+        self.pending: list[asyncio.Future[Any]] = []
 
-
-_CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("mcpbridge_adapters_call", default=None)
-_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcpbridge_adapters_call_id", default=None)
-
-
-class DropInLayer:
-    """The bridge's interceptor: runs the calling tool's interceptors and callbacks, and
-    keeps the result they return for the tool to convert."""
-
-    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        call = _CALL.get()
-        if call is None:
-            return await handler(request)
-        listening = call.callbacks.interceptor() if call.callbacks is not None else None
-        layers = [*([listening] if listening is not None else []), *map(speaking_legacy, call.interceptors)]
-        call.result = legacy(await compose(layers, handler)(request))
-        call.reached = True
-        return call.result
+    def __call__(self, event: str, data: Mapping[str, Any]) -> None:
+        if self.callbacks is not None and (work := self.callbacks.hear(event, data, self.context)) is not None:
+            self.pending.append(asyncio.ensure_future(work))
 
 
-def _unreached(message: Any) -> tuple[Any, MCPToolArtifact | None]:
-    """(content, artifact) of what mcpbridge returned: an interceptor's own ToolMessage or
-    Command as it is, a ToolMessage mcpbridge built in the adapters' shape."""
-    if not isinstance(message, ToolMessage) or not isinstance(message.artifact, list):
-        return message, None
-    if message.status == "error":
-        raise _MCPToolExecutionError(with_lc_ids(message.content))
-    found = [entry["data"] for entry in message.artifact if entry.get("type") == STRUCTURED_CONTENT]
-    return with_lc_ids(message.content), (MCPToolArtifact(structured_content=found[0]) if found else None)
-
-
-class AdaptedTool(StructuredTool):
-    """A StructuredTool over one mcpbridge tool; knows the id of the ToolCall it answers."""
-
-    async def arun(self, *args: Any, tool_call_id: str | None = None, **kwargs: Any) -> Any:
-        token = _CALL_ID.set(tool_call_id)
-        try:
-            return await super().arun(*args, tool_call_id=tool_call_id, **kwargs)
-        finally:
-            _CALL_ID.reset(token)
+async def drop_in_layer(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+    """The client's layer: a drop-in tool's call runs its interceptors here, their results
+    with the mcp 1.x names; the callbacks it started finish before it returns."""
+    carried = next((seen for seen in request.observers if isinstance(seen, DropInCall)), None)
+    if carried is None:
+        return await handler(request)
+    if carried.callbacks is None:  # nobody listens: the call goes on unobserved
+        request = request.override(observers=tuple(seen for seen in request.observers if seen is not carried))
+    try:
+        return legacy(await compose(carried.layers, handler)(request))
+    finally:
+        if carried.pending:
+            await asyncio.gather(*carried.pending)
 
 
 def bridged_tool(
-    tool: MCPTool,
-    *,
-    name: str,
-    interceptors: Sequence[Any],
-    callbacks: Callbacks | None,
-    handle_tool_errors: bool,
-) -> BaseTool:
-    """`tool` shaped as the adapters' tools: annotations (and `_meta`) flat in `metadata`,
-    `{"structured_content": ...}` as the artifact, `isError` raised as a ToolException
-    that `handle_tool_errors` turns into an error ToolMessage."""
-    mcp_tool = tool.binding.tool
+    tool: MCPTool, *, name: str, interceptors: Sequence[Any], callbacks: Callbacks | None, handle_tool_errors: bool
+) -> MCPTool:
+    """`tool` as the adapters' tool named `name`: their description and metadata
+    (annotations and `_meta` flat), `{"structured_content": ...}` as the artifact, an
+    `isError` result (or a call mcpbridge refused) failed as a ToolException that
+    `handle_tool_errors` turns into an error ToolMessage. The model gets mcpbridge's schema
+    (bounded, `$ref`s LangChain cannot inline left out)."""
+    binding = tool.binding
+    layers = tuple(map(speaking_legacy, interceptors))
+    listening = callbacks if callbacks is not None and callbacks.listening else None
+    chain, transport_errors = binding.handler, binding.handle_transport_errors
 
-    async def call(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> tuple[Any, Any]:
-        call_id = getattr(runtime, "tool_call_id", None) or _CALL_ID.get() or f"call-{uuid.uuid4().hex}"
-        args = {**arguments, "runtime": runtime} if runtime is not None else arguments
-        state = _Call(interceptors, callbacks)
-        token = _CALL.set(state)
+    async def call(request: ToolCallRequest) -> Any:
+        if layers or listening is not None:
+            carried = DropInCall(layers, listening, CallbackContext(request.server_name, request.name))
+            request = request.override(observers=(*request.observers, carried))
         try:
-            message = await tool.ainvoke({"type": "tool_call", "name": tool.name, "args": args, "id": call_id})
-        finally:
-            _CALL.reset(token)
-        if state.reached and not isinstance(state.result, ToolMessage | Command):
-            return _convert_call_tool_result(state.result)
-        return _unreached(message)
+            try:
+                result = await chain(request)
+            except ToolCallError as error:
+                if isinstance(error, ServerConnectionError) and not transport_errors:
+                    raise
+                raise refused_call(error) from error
+            if isinstance(result, ToolMessage) and isinstance(result.artifact, list):
+                content, artifact = _from_plugin(result)
+            elif isinstance(result, CallToolResult | ToolMessage | Command):
+                content, artifact = _convert_call_tool_result(result)
+            else:
+                return result  # a round nobody answered: the bridge says what to install
+        except _MCPToolExecutionError as failure:
+            if not handle_tool_errors:
+                raise
+            return _output(_handle_mcp_tool_error(failure), None, request, "error")
+        return _output(content, artifact, request, "success")
 
-    # The model gets mcpbridge's schema (bounded, `$ref`s LangChain cannot inline left out):
-    # with the server's own, one tool's `"$ref": "#/nowhere"` made every `bind_tools` raise.
-    return adapted_tool(
-        AdaptedTool, name, mcp_tool, call, handle_tool_errors=handle_tool_errors, args_schema=tool.args_schema
+    adapted = MCPTool.create(
+        dataclasses.replace(binding, handler=call), name=name, handle_tool_error=handle_tool_errors
+    )
+    adapted.description = binding.tool.description or ""
+    adapted.metadata = metadata_of(binding.tool)
+    return adapted
+
+
+def _from_plugin(message: ToolMessage) -> tuple[Any, None]:
+    """(content, artifact) of a ToolMessage a plugin built (its artifact a list of entries)
+    in the adapters' shape: blocks with `lc_...` ids; an error one raised as their errors."""
+    if message.status == "error":
+        raise _MCPToolExecutionError(with_lc_ids(message.content))
+    return with_lc_ids(message.content), None
+
+
+def _output(content: Any, artifact: Any, request: ToolCallRequest, status: str) -> Any:
+    """What LangChain makes of a tool's `(content, artifact)`: a ToolMessage for a call with a
+    tool call id, else the content; an interceptor's ToolMessage or Command as it is."""
+    if isinstance(content, ToolMessage | Command) or request.tool_call_id is None:
+        return content
+    return ToolMessage(
+        content, artifact=artifact, tool_call_id=request.tool_call_id, name=request.display_name, status=status
     )

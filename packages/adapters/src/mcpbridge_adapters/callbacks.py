@@ -10,17 +10,14 @@ ask mid-call and those of modern servers (rounds of an `InputRequiredResult`); s
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from mcp.client.session import ElicitationFnT, LoggingFnT
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import ElicitRequestParams, ElicitResult, LoggingMessageNotificationParams
-
-from mcpbridge import ToolCallHandler, ToolCallRequest
 
 __all__ = [
     "CallbackContext",
@@ -100,41 +97,19 @@ class Callbacks:
             elicitation_callback=elicitation_callback if on_elicitation is not None else None,  # type: ignore[arg-type]
         )
 
-    def interceptor(self) -> Any:
-        """The interceptor that hands a call's progress and log events to the callbacks."""
-        if self.on_progress is None and self.on_logging_message is None:
-            return None
-        return _Listening(self)
+    @property
+    def listening(self) -> bool:
+        """Whether a callback hears what comes with a tool call (progress, log messages)."""
+        return self.on_progress is not None or self.on_logging_message is not None
 
-
-class _Listening:
-    """Listens to one call's events; the callbacks it starts finish before the call returns."""
-
-    def __init__(self, callbacks: Callbacks) -> None:
-        self.callbacks = callbacks
-
-    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        context = CallbackContext(server_name=request.server_name, tool_name=request.name)
-        pending: list[asyncio.Future[Any]] = []
-
-        def listen(event: str, data: Mapping[str, Any]) -> None:
-            call = self._callback(event, data, context)
-            if call is not None:
-                pending.append(asyncio.ensure_future(call))
-
-        try:
-            return await handler(request.override(observers=(*request.observers, listen)))
-        finally:
-            if pending:
-                await asyncio.gather(*pending)
-
-    def _callback(self, event: str, data: Mapping[str, Any], context: CallbackContext) -> Any:
-        on_progress, on_log = self.callbacks.on_progress, self.callbacks.on_logging_message
-        if event == "progress" and on_progress is not None:
-            reply = on_progress(data["progress"], data.get("total"), data.get("message"), context)
-        elif event == "log" and on_log is not None:
+    def hear(self, event: str, data: Mapping[str, Any], context: CallbackContext) -> Awaitable[Any] | None:
+        """The callback's work for one event of a call (`progress`, `log`); None when no
+        callback hears it."""
+        if event == "progress" and self.on_progress is not None:
+            reply = self.on_progress(data["progress"], data.get("total"), data.get("message"), context)
+        elif event == "log" and self.on_logging_message is not None:
             params = LoggingMessageNotificationParams(level=data["level"], logger=data.get("logger"), data=data["data"])
-            reply = on_log(params, context)
+            reply = self.on_logging_message(params, context)
         else:
             return None
         return reply if inspect.isawaitable(reply) else None

@@ -26,6 +26,7 @@ from mcp.types import (
     ResourceLink,
     TextContent,
     TextResourceContents,
+    Tool,
 )
 
 from mcpbridge import ToolCallError, content_block
@@ -44,6 +45,13 @@ def field(obj: Any, name: str, legacy: str) -> Any:
     if legacy in getattr(obj, "__dict__", {}) or not hasattr(obj, name):
         return getattr(obj, legacy, None)
     return getattr(obj, name)
+
+
+def metadata_of(tool: Tool) -> dict[str, Any] | None:
+    """The adapters' tool metadata: annotations flat (camelCase), `_meta` under its name."""
+    annotations = tool.annotations.model_dump(by_alias=True) if tool.annotations is not None else {}
+    meta = field(tool, "meta", "_meta")
+    return {**annotations, **({"_meta": meta} if meta is not None else {})} or None
 
 
 def _summarize_tool_error(tool_content: list[ToolMessageContentBlock]) -> str:

@@ -20,39 +20,15 @@ from mcpbridge import (
 )
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
 from mcpbridge_adapters.convert import (
-    MCPToolArtifact,
     _convert_call_tool_result,
     _handle_mcp_tool_error,
-    field,
+    metadata_of,
     refused_call,
 )
 from mcpbridge_adapters.interceptors import legacy
 from mcpbridge_adapters.sessions import Connection, create_session
 
 _HTTP = ("sse", "http", "streamable_http", "streamable-http")
-
-
-def metadata_of(tool: Tool) -> dict[str, Any] | None:
-    """The adapters' tool metadata: annotations flat (camelCase), `_meta` under its name."""
-    annotations = tool.annotations.model_dump(by_alias=True) if tool.annotations is not None else {}
-    meta = field(tool, "meta", "_meta")
-    return {**annotations, **({"_meta": meta} if meta is not None else {})} or None
-
-
-def adapted_tool(
-    kind: type[StructuredTool], name: str, tool: Tool, call: Any, *, handle_tool_errors: bool, args_schema: Any = None
-) -> StructuredTool:
-    """A `kind` of LangChain tool shaped as the adapters shape one MCP tool, calling `call`;
-    `args_schema` (default: the server's input schema) is what the model is given."""
-    return kind(
-        name=name,
-        description=tool.description or "",
-        args_schema=tool.input_schema if args_schema is None else args_schema,
-        coroutine=call,
-        response_format="content_and_artifact",
-        metadata=metadata_of(tool),
-        handle_tool_error=_handle_mcp_tool_error if handle_tool_errors else False,  # type: ignore[arg-type]
-    )
 
 
 def direct_tool(
@@ -102,8 +78,14 @@ def direct_tool(
         except (InvalidToolArguments, ToolTimeoutError) as refused:
             raise refused_call(refused) from refused
 
-    return adapted_tool(
-        StructuredTool, name, tool, call_tool, handle_tool_errors=handle_tool_errors, args_schema=checks.for_model
+    return StructuredTool(
+        name=name,
+        description=tool.description or "",
+        args_schema=checks.for_model,
+        coroutine=call_tool,
+        response_format="content_and_artifact",
+        metadata=metadata_of(tool),
+        handle_tool_error=_handle_mcp_tool_error if handle_tool_errors else False,  # type: ignore[arg-type]
     )
 
 
@@ -141,6 +123,3 @@ async def _call_once(connection: Connection, tool: Tool, request: ToolCallReques
     if failure is not None:
         raise failure
     return result
-
-
-__all__ = ["MCPToolArtifact", "adapted_tool", "direct_tool", "metadata_of"]

@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
-from mcp import ClientSession
 from mcp.types import PromptMessage
 
-from mcpbridge_adapters.handles import requests_to
+from mcpbridge_adapters.shared import Session, requests_to
 
 __all__ = ["convert_mcp_prompt_message_to_langchain_message", "load_mcp_prompt"]
 
@@ -26,7 +25,7 @@ def convert_mcp_prompt_message_to_langchain_message(message: PromptMessage) -> H
 
 
 async def load_mcp_prompt(
-    session: ClientSession, name: str, *, arguments: dict[str, Any] | None = None
+    session: Session, name: str, *, arguments: dict[str, Any] | None = None
 ) -> list[HumanMessage | AIMessage]:
     """The prompt `name` of the server behind `session` (any session; a client's shared
     one is reached through its bridge)."""

@@ -6,11 +6,10 @@ import base64
 from typing import Any
 
 from langchain_core.documents.base import Blob
-from mcp import ClientSession
 from mcp.types import BlobResourceContents, ResourceContents, TextResourceContents
 
 from mcpbridge_adapters.convert import field
-from mcpbridge_adapters.handles import list_pages, requests_to
+from mcpbridge_adapters.shared import Session, list_pages, requests_to
 
 __all__ = ["convert_mcp_resource_to_langchain_blob", "get_mcp_resource", "load_mcp_resources"]
 
@@ -27,13 +26,13 @@ def convert_mcp_resource_to_langchain_blob(resource_uri: str, contents: Resource
     return Blob.from_data(data=data, mime_type=field(contents, "mime_type", "mimeType"), metadata={"uri": resource_uri})
 
 
-async def get_mcp_resource(session: ClientSession, uri: str) -> list[Blob]:
+async def get_mcp_resource(session: Session, uri: str) -> list[Blob]:
     """The contents of one resource as Blobs."""
     result = await requests_to(session).read_resource(uri)
     return [convert_mcp_resource_to_langchain_blob(uri, content) for content in result.contents or []]
 
 
-async def load_mcp_resources(session: ClientSession, *, uris: str | list[str] | None = None) -> list[Blob]:
+async def load_mcp_resources(session: Session, *, uris: str | list[str] | None = None) -> list[Blob]:
     """`uris` (every listed resource when None; templates are not listed) as Blobs; a
     resource that cannot be read raises RuntimeError naming it."""
     if uris is None:

@@ -3,8 +3,8 @@
 `load_mcp_tools(session)` takes any session: one of a `MultiServerMCPClient`'s (from
 `client.session(name)`) gives mcpbridge tools on its shared, persistent session; any other
 (an mcp `ClientSession` you opened, or an object with its methods) gives tools that call
-through that session, as the adapters' do. Without a session, a `connection` gets a client
-of its own, kept open. Every argument applies on every path.
+through that session, as the adapters' do. Without a session, a `connection` gets a bridge
+of its own (as a client's), kept open. Every argument applies on every path.
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.tools import BaseTool
-from mcp import ClientSession
 from mcp.types import Tool
 
 from mcpbridge_adapters.callbacks import Callbacks
 from mcpbridge_adapters.convert import MCPToolArtifact, _convert_call_tool_result
 from mcpbridge_adapters.direct import direct_tool
 from mcpbridge_adapters.fastmcp import to_fastmcp
-from mcpbridge_adapters.handles import ClientServer, client_server, list_pages, requests_to
 from mcpbridge_adapters.interceptors import ToolCallInterceptor
 from mcpbridge_adapters.sessions import Connection
+from mcpbridge_adapters.shared import ClientBridge, Session, client_server, list_pages, requests_to
 
 __all__ = [
     "MCPToolArtifact",
@@ -35,7 +34,7 @@ _NEITHER = "Either a session or a connection config must be provided"
 
 
 def convert_mcp_tool_to_langchain_tool(
-    session: ClientSession | None,
+    session: Session | None,
     tool: Tool,
     *,
     connection: Connection | None = None,
@@ -69,7 +68,7 @@ def convert_mcp_tool_to_langchain_tool(
 
 
 async def load_mcp_tools(
-    session: ClientSession | None,
+    session: Session | None,
     *,
     connection: Connection | None = None,
     callbacks: Callbacks | None = None,
@@ -82,14 +81,11 @@ async def load_mcp_tools(
     if session is None and connection is None:
         raise ValueError(_NEITHER)
     where = client_server(session)
-    if where is None and session is None:
-        from mcpbridge_adapters.client import MultiServerMCPClient
-
-        assert connection is not None
+    if session is None:
         name = server_name or "server"
-        where = ClientServer(MultiServerMCPClient({name: connection}, callbacks=callbacks), name)
+        where = ClientBridge({name: connection}, callbacks or Callbacks()).server(name)
     if where is not None:
-        return await where.client.bridged_tools(
+        return await where.client.tools(
             where.server_name,
             callbacks=callbacks,
             tool_interceptors=tool_interceptors or [],
