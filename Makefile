@@ -17,7 +17,7 @@ $(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml packages/*/pyp
 
 install: $(STAMP)
 
-# `mcpbridge demo` comes from plugins/demo (the mcpbridge-demo distribution); e.g. ARGS=--yes.
+# `mcpbridge demo` comes from packages/demo (the mcpbridge-demo distribution); e.g. ARGS=--yes.
 demo: $(STAMP)
 	$(BIN)/mcpbridge demo $(ARGS)
 

@@ -124,6 +124,23 @@ def test_langgraph_run_config_keys_and_scratchpad() -> None:
         assert app.invoke(Command(resume="answer"), thread)["seen"] == [(True, 1)]
 
 
+def test_langgraph_tools_channel_writer_is_among_a_tools_runs_callbacks() -> None:
+    """A run that streams `tools` carries the writer of that channel among its callbacks, and
+    what it is given reaches the stream as a `(namespace, "tools", payload)` chunk."""
+    event = {"event": "tool-error", "tool_call_id": "c1", "message": "boom"}
+
+    def node(state: _State) -> _State:
+        write = _compat.tools_stream_writer(get_config()["callbacks"])
+        if write is not None:
+            write(((), "tools", event))
+        return {"seen": [write is not None]}
+
+    graph = StateGraph(_State).add_node("n", node).add_edge(START, "n").add_edge("n", END).compile()
+    with still_there("langgraph", "langgraph.pregel._tools.StreamToolCallHandler"):
+        assert ("tools", event) in list(graph.stream({"seen": []}, stream_mode=["tools", "values"]))
+        assert graph.invoke({"seen": []}) == {"seen": [False]}  # no `tools` stream: no writer
+
+
 def test_langchain_core_callback_configure_hooks() -> None:
     with still_there("langchain-core", "langchain_core.tracers.context._configure_hooks"):
         assert _compat.configure_hooks is not None

@@ -22,9 +22,9 @@ import pytest
 from langgraph_sdk import get_client
 from playwright.async_api import Page, async_playwright
 
+from tests.demo.test_inspector_chromium import CHROMIUM_ARGS, chromium_path
 from tests.helpers import ROOT
 from tests.helpers.langgraph_dev import Server, langgraph_dev, need_langgraph
-from tests.plugins.events.test_events_chromium import CHROMIUM_ARGS, chromium_path
 
 pytestmark = pytest.mark.chromium
 

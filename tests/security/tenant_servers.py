@@ -29,7 +29,7 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
-from mcpbridge_events.demo_tasks import Status, TaskTools
+from mcpbridge_demo.task_server import Status, TaskTools
 
 NOTE_SCHEMA = {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}
 

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 import mcpbridge_events
 import pytest
 from hypothesis import example, given, settings, strategies as st
+from mcpbridge_demo.inspector import Inspector, serve
 from mcpbridge_events import EVENT_TYPE, AssembledToolCall, ToolCallAssembler
-from mcpbridge_events.inspector import Inspector, serve
 
 from mcpbridge import ConfigError, MCPBridge
 from mcpbridge.testing import make_agent, tool_call_turn

@@ -14,7 +14,7 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.types import LoggingMessageNotification, LoggingMessageNotificationParams
-from mcpbridge_events.demo_tasks import Status, TaskTools
+from mcpbridge_demo.task_server import Status, TaskTools
 
 from tests.servers import tenants
 

@@ -11,7 +11,7 @@ import asyncio
 import json
 
 from mcp.server.mcpserver import MCPServer
-from mcpbridge_events.demo_tasks import Status, TaskTools
+from mcpbridge_demo.task_server import Status, TaskTools
 
 
 async def report(status: Status, steps: int = 3, delay: float = 0.2) -> str:

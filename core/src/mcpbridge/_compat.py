@@ -121,6 +121,25 @@ CONFIG_KEY_SCRATCHPAD: str
 `interrupt()` works (outside, it fails with a bare `KeyError`)."""
 
 
+StreamToolCallHandler: type[Any]
+"""The writer of LangGraph's `tools` stream channel: the callback handler a run carries when
+it streams `tools`."""
+
+
+def tools_stream_writer(callbacks: Any) -> Callable[[tuple[tuple[str, ...], str, Any]], None] | None:
+    """The writer of LangGraph's `tools` stream channel among a run's `callbacks` (a callback
+    manager or a list: `config["callbacks"]`), None when that run does not stream `tools`.
+    Nothing public lets a tool report `tool-error` for a call that ended in an error result
+    rather than an exception; the writer's `stream((namespace, "tools", event))` does."""
+    handlers = getattr(callbacks, "handlers", callbacks)
+    writer_type = __getattr__("StreamToolCallHandler")
+    for candidate in handlers if isinstance(handlers, list) else ():
+        if isinstance(candidate, writer_type):
+            stream: Callable[[tuple[tuple[str, ...], str, Any]], None] = candidate.stream
+            return stream
+    return None
+
+
 def answers_given(configurable: Mapping[str, Any]) -> int:
     """How many resume values the current task has (consumed or not): the same for every
     pause of one run, so it tells a resumed run from the first. The scratchpad's `resume`
@@ -182,6 +201,7 @@ _LOOKED_UP: dict[str, tuple[str, str, str]] = {
     "close_subprocess_transport": ("mcp", "mcp.client.stdio", "_close_subprocess_transport"),
     "CONFIG_KEY_CHECKPOINTER": ("langgraph", "langgraph._internal._constants", "CONFIG_KEY_CHECKPOINTER"),
     "CONFIG_KEY_SCRATCHPAD": ("langgraph", "langgraph._internal._constants", "CONFIG_KEY_SCRATCHPAD"),
+    "StreamToolCallHandler": ("langgraph", "langgraph.pregel._tools", "StreamToolCallHandler"),
     "configure_hooks": ("langchain-core", "langchain_core.tracers.context", "_configure_hooks"),
 }
 """The private names above that are values, by the name they have here: (distribution,

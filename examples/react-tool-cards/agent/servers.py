@@ -1,6 +1,6 @@
 """The demo MCP servers the cards show, over stdio: `python servers.py NAME`.
 
-`demo` and `research` are the inspector's demo servers (mcpbridge_events.demo: a forecast
+`demo` and `research` are the inspector's demo servers (mcpbridge_demo.inspector_demo: a forecast
 that reports progress, a calculator whose divide fails on 0, a research tool that runs only
 as an MCP task); `crm` and `booking` are mcpbridge-demo's (a destructive delete that needs
 approval, a booking that asks the user for a date). CARDS_DELAY sets how long each demo
@@ -15,7 +15,7 @@ import sys
 
 from mcp.server.mcpserver import MCPServer
 from mcpbridge_demo import servers as demo_servers
-from mcpbridge_events.demo import build_demo_server, build_research_server
+from mcpbridge_demo.inspector_demo import build_demo_server, build_research_server
 
 
 def build(name: str) -> MCPServer:

@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 from mcp.server.mcpserver import MCPServer
-from mcpbridge_events.demo import build_demo_server
+from mcpbridge_demo.inspector_demo import build_demo_server
 
 from mcpbridge import ToolCallHandler, ToolCallInterceptor, ToolCallRequest
 from mcpbridge.testing import make_agent

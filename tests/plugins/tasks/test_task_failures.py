@@ -16,7 +16,7 @@ from langgraph.store.memory import InMemoryStore
 from mcp import MCPError
 from mcp.server.context import ServerRequestContext
 from mcp.types import INTERNAL_ERROR
-from mcpbridge_events.demo_tasks import TaskTools
+from mcpbridge_demo.task_server import TaskTools
 
 from mcpbridge import MCPBridge, Plugin, ToolCallHandler, ToolCallRequest, hookimpl
 from mcpbridge.testing import make_agent, serve_http, tool_call_turn

@@ -22,7 +22,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.store.memory import InMemoryStore
 from mcp.types import CallToolResult, TaskMetadata
-from mcpbridge_events.demo_tasks import TaskTools
+from mcpbridge_demo.task_server import TaskTools
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 from mcpbridge.testing import make_agent, make_runtime, serve_http, stdio_config, tool_call_turn

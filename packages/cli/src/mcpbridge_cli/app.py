@@ -6,7 +6,7 @@ Imports stay inside the commands: `import mcp` and LangGraph take seconds, and
 pins what they import).
 
 Everything a command prints from a server (names, descriptions, annotations, results, the
-errors that quote them) goes through `_shown` (`mcpbridge.terminal_text`), so a server
+errors that quote them) goes through `_shown` (`terminal.terminal_text`), so a server
 cannot drive the user's terminal. `--json` output escapes the same characters, as JSON does
 (`ensure_ascii`).
 """
@@ -20,8 +20,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpbridge import MCPBridgeError, PluginError, terminal_text as _shown
+from mcpbridge import MCPBridgeError, PluginError
 from mcpbridge_cli.commands import GROUP, add_plugin_commands, declared
+from mcpbridge_cli.terminal import terminal_text as _shown
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from typing import IO, Any
 
-from mcpbridge import terminal_text
+from mcpbridge_cli.terminal import terminal_text
 
 
 def _live(stream: IO[str]) -> bool:

@@ -1,5 +1,6 @@
 """mcpbridge-events: tool-call lifecycle events for UIs, a Python tool-call assembler (the
-counterpart of LangGraph JS `useStream().toolCalls`) and a live web inspector."""
+counterpart of LangGraph JS `useStream().toolCalls`). The live web inspector that shows
+them is `mcpbridge inspect`, in mcpbridge-demo."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcpbridge import AddCommand, BridgeContext, Plugin, hookimpl, lazy_exports
+from mcpbridge import BridgeContext, Plugin, hookimpl, lazy_exports
 from mcpbridge_events.limits import DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_UPDATES, MIN_TEXT_BYTES, Limits
 from mcpbridge_events.names import EVENT_TYPE
 
@@ -57,13 +58,6 @@ class Settings(BaseModel):
 
 
 mcpbridge_plugin = Plugin(settings=Settings, position=10)
-
-
-def add_commands(add_command: AddCommand) -> None:
-    """`mcpbridge inspect` (declared in the entry-point group `mcpbridge.commands`)."""
-    from mcpbridge_events.inspector import add_inspect_arguments, run_inspect
-
-    add_inspect_arguments(add_command("inspect", run_inspect, "serve the live tool-call inspector with a demo agent"))
 
 
 @hookimpl

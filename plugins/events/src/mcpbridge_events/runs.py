@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcpbridge_events._compat import StreamToolCallHandler
+from mcpbridge import tools_stream_writer
 
 
 def namespace_of(runtime: Any) -> list[str]:
@@ -22,18 +22,9 @@ def report_tool_error(runtime: Any, tool_call_id: str, message: str) -> bool:
     `runtime` belongs to, as LangGraph does for a tool that raises (`message` is the text);
     False when that run does not stream `tools`."""
     config: Mapping[str, Any] = getattr(runtime, "config", None) or {}
-    writer = _tools_writer(config.get("callbacks"))
-    if writer is None:
+    write = tools_stream_writer(config.get("callbacks"))
+    if write is None:
         return False
     event = {"event": "tool-error", "tool_call_id": tool_call_id, "message": message}
-    writer.stream((tuple(namespace_of(runtime)), "tools", event))
+    write((tuple(namespace_of(runtime)), "tools", event))
     return True
-
-
-def _tools_writer(callbacks: Any) -> StreamToolCallHandler | None:
-    """LangGraph's `tools` channel handler among a run's callbacks (a manager or a list)."""
-    handlers = getattr(callbacks, "handlers", callbacks)
-    for candidate in handlers if isinstance(handlers, list) else ():
-        if isinstance(candidate, StreamToolCallHandler):
-            return candidate
-    return None

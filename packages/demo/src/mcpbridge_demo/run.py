@@ -4,16 +4,13 @@ at work: headers, cache, retry, approval, elicitation, tracing, events."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
-import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -44,8 +41,11 @@ class DemoContext:
 
 def run_demo(*, yes: bool = False, model: str | None = None, ui: bool = False) -> int:
     logging.disable(logging.WARNING)
-    if ui:
-        return _inspector()
+    if ui:  # `mcpbridge inspect` with its defaults
+        from mcpbridge_demo.inspector import add_inspect_arguments
+        from mcpbridge_demo.inspector_demo import run_inspect
+
+        return run_inspect(add_inspect_arguments(argparse.ArgumentParser()).parse_args([]))
     return asyncio.run(_demo(model, yes))
 
 
@@ -172,12 +172,3 @@ def _collect_spans() -> Callable[[], list[Any]] | None:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
     return lambda: list(exporter.get_finished_spans())
-
-
-def _inspector() -> int:
-    """`mcpbridge inspect`, the events plugin's command, in a process of its own."""
-    if not entry_points(group="mcpbridge", name="events"):
-        print("mcpbridge demo --ui needs the events plugin: pip install 'mcpbridge-events[demo]'", file=sys.stderr)
-        return 1
-    command = shutil.which("mcpbridge", path=str(Path(sys.executable).parent)) or "mcpbridge"
-    return subprocess.call([command, "inspect"])

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -53,8 +54,22 @@ def test_demo_shows_every_plugin_at_work() -> None:
     assert "MCP send tools/call list_contacts" in trace  # the SDK's span is a child of ours
 
 
+def test_the_demo_and_resources_declare_commands_and_no_plugin() -> None:
+    """mcpbridge-demo and mcpbridge-resources put nothing in a chain: `mcpbridge plugins` and
+    every bridge's chain leave them out, and their commands are still found."""
+    plugins = {ep.dist.name for ep in entry_points(group="mcpbridge") if ep.dist is not None}
+    assert not {"mcpbridge-demo", "mcpbridge-resources"} & plugins
+    commands = {ep.name: ep.dist.name for ep in entry_points(group="mcpbridge.commands") if ep.dist is not None}
+    assert {name: commands.get(name) for name in ("demo", "inspect", "resources", "prompts")} == {
+        "demo": "mcpbridge-demo",
+        "inspect": "mcpbridge-demo",
+        "resources": "mcpbridge-resources",
+        "prompts": "mcpbridge-resources",
+    }
+
+
 def test_demo_with_the_core_alone_says_what_plugins_would_add() -> None:
-    out = demo("--yes", MCPBRIDGE_PLUGINS="demo")  # the demo's own command, no plugin in the chain
+    out = demo("--yes", MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD="1")  # no plugin in the chain
     assert "Not installed or disabled" in out
     assert "mcpbridge-approval" in out
     assert "contacts of user anonymous" in out

@@ -18,9 +18,9 @@ from mcpbridge_resources import get_resources, list_resource_templates, list_res
 
 from mcpbridge import MCPBridge, ServerRequestError
 from tests.helpers import stdio_config
-from tests.plugins.resources.untemplated_server import URI, build
+from tests.resources.untemplated_server import URI, build
 
-HERE = "tests.plugins.resources.untemplated_server"
+HERE = "tests.resources.untemplated_server"
 
 
 async def test_a_server_without_templates_lists_its_resources_and_no_templates() -> None:

@@ -1,6 +1,7 @@
-"""Server text as a terminal may show it, for everything a command prints from a server
-(names, descriptions, results, the errors that quote them): a server cannot drive the
-user's terminal, so no clear screen, clipboard write (OSC 52), concealed or reordered text."""
+"""Server text as a terminal may show it, for everything an `mcpbridge` command prints from a
+server (names, descriptions, results, the errors that quote them), these and the ones other
+distributions declare: a server cannot drive the user's terminal, so no clear screen,
+clipboard write (OSC 52), concealed or reordered text."""
 
 from __future__ import annotations
 

@@ -19,14 +19,13 @@ from urllib.parse import urlsplit
 
 import mcpbridge_events
 import pytest
+from mcpbridge_demo.board import CHANGE_LOG_SIZE, CallBoard
+from mcpbridge_demo.inspector import Inspector, serve
 from mcpbridge_events import EVENT_TYPE, ToolCallAssembler
-from mcpbridge_events.board import CHANGE_LOG_SIZE, CallBoard
-from mcpbridge_events.inspector import Inspector, serve
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from tests.helpers.waiting import PATIENCE
-
-from .events_support import USER, agent, ask, build_server
+from tests.plugins.events.events_support import USER, agent, ask, build_server
 
 pytestmark = pytest.mark.serial  # it measures time or shares a service: run alone
 
@@ -230,9 +229,9 @@ def test_the_run_button_calls_on_run() -> None:
 MCPBRIDGE = str(Path(sys.executable).parent / "mcpbridge")
 
 
-@pytest.mark.parametrize("command", [[sys.executable, "-m", "mcpbridge_events"], [MCPBRIDGE]], ids=["python-m", "cli"])
+@pytest.mark.parametrize("command", [[sys.executable, "-m", "mcpbridge_demo"], [MCPBRIDGE]], ids=["python-m", "cli"])
 def test_inspect_serves_the_demo(command: list[str]) -> None:
-    """`python -m mcpbridge_events inspect` and `mcpbridge inspect` (the plugin's command)."""
+    """`python -m mcpbridge_demo inspect` and `mcpbridge inspect`."""
     process = subprocess.Popen(
         [*command, "inspect", "--port", "0", "--delay", "0.05"],
         stdout=subprocess.PIPE,
@@ -268,7 +267,7 @@ def test_inspect_serves_the_demo(command: list[str]) -> None:
 
 @pytest.mark.parametrize("argv", [["inspect", "--port", "x"], []])
 def test_bad_command_lines_exit_with_usage(argv: list[str]) -> None:
-    from mcpbridge_events.inspector import main
+    from mcpbridge_demo.__main__ import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(argv)

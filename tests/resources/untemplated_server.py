@@ -1,7 +1,7 @@
 """A low-level server that lists and reads resources and has no handler for
 `resources/templates/list`, so the SDK answers it with -32601 (method not found), as
 mcp-server-sqlite and @modelcontextprotocol/server-postgres do. Run as a module for stdio
-(`python -m tests.plugins.resources.untemplated_server [OFFER]`). `offer="templates"` turns it
+(`python -m tests.resources.untemplated_server [OFFER]`). `offer="templates"` turns it
 around: templates and no `resources/list`; `offer="nothing"`: -32601 to both lists."""
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ calculator, text, error, a task with live status — without a model."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import itertools
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
+import mcpbridge_events
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.messages.tool import tool_call
@@ -21,8 +23,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
-from mcpbridge_events.demo_tasks import Status, TaskTools
-from mcpbridge_events.inspector import Inspector, serve
+from mcpbridge import MCPBridge
+from mcpbridge_demo.inspector import Inspector, serve
+from mcpbridge_demo.task_server import Status, TaskTools
 
 UNTRUSTED_PAGE = '<h1>Offers</h1><script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
 """What `fetch_page` returns: the inspector must show it as text, never run it."""
@@ -120,7 +123,7 @@ class DemoModel(GenericFakeChatModel):
 
 async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) -> None:
     """One run of the scripted demo agent, streamed into the inspector."""
-    from langchain.agents import create_agent  # the `demo` extra
+    from langchain.agents import create_agent
 
     agent: Any = create_agent(DemoModel(messages=iter(demo_turns(run))), tools)
     config = {"configurable": {"thread_id": f"inspector-demo-{run}"}}
@@ -129,17 +132,16 @@ async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) 
         pass
 
 
-def run_inspector_demo(*, host: str, port: int, delay: float, run_now: bool) -> int:
-    """Serve the inspector and run the demo agent until Ctrl-C."""
+def run_inspect(options: argparse.Namespace) -> int:
+    """`inspect` (its options: `inspector.add_inspect_arguments`): serve the inspector and run
+    the scripted demo agent against the demo servers (again on every "Run demo" click), until
+    Ctrl-C."""
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_demo(host, port, delay, run_now))
+        asyncio.run(_serve_demo(options.host, options.port, options.delay, not options.no_run))
     return 0
 
 
 async def _serve_demo(host: str, port: int, delay: float, run_now: bool) -> None:
-    import mcpbridge_events
-    from mcpbridge import MCPBridge
-
     loop = asyncio.get_running_loop()
     requests: asyncio.Queue[None] = asyncio.Queue()
 

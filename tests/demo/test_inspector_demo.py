@@ -11,8 +11,8 @@ ONE_RUN = """
 import asyncio, json, sys
 import mcpbridge_events, mcpbridge_tasks
 from mcpbridge import MCPBridge
-from mcpbridge_events.demo import build_demo_server, build_research_server, run_demo_agent
-from mcpbridge_events.inspector import serve
+from mcpbridge_demo.inspector import serve
+from mcpbridge_demo.inspector_demo import build_demo_server, build_research_server, run_demo_agent
 
 async def main():
     servers = {"demo": build_demo_server(0), "research": {"server": build_research_server(0), "mode": "legacy"}}

@@ -13,13 +13,12 @@ from typing import Any
 
 import mcpbridge_events
 import pytest
-from mcpbridge_events.inspector import serve
+from mcpbridge_demo.inspector import serve
 from playwright.async_api import async_playwright
 
 from mcpbridge import MCPBridge
+from tests.plugins.events.events_support import USER, agent, ask, build_server, hold
 from tests.security import log_flood_server
-
-from .events_support import USER, agent, ask, build_server, hold
 
 pytestmark = pytest.mark.chromium
 
@@ -125,7 +124,7 @@ async def test_a_task_card_shows_its_status_and_live_progress(page: Any) -> None
     """The inspector demo's `research` tool runs as an MCP task (mcpbridge-tasks): its card
     shows the task's status badge and each status message as progress while it runs."""
     import mcpbridge_tasks
-    from mcpbridge_events.demo import build_research_server
+    from mcpbridge_demo.inspector_demo import build_research_server
 
     with serve(port=0) as inspector:
         await page.goto(inspector.url)

@@ -9,9 +9,10 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpbridge_events.assembler import AssembledToolCall
+if TYPE_CHECKING:
+    from mcpbridge_events import AssembledToolCall
 
 CHANGE_LOG_SIZE = 2000
 """Changes kept for pages that are behind; a page further behind gets a fresh snapshot."""

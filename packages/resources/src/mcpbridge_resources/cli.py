@@ -1,6 +1,6 @@
 """`mcpbridge resources [SERVER] [--read URI]` and `mcpbridge prompts [SERVER]`. What they
-print from a server goes through `terminal_text`, so a server cannot drive the terminal;
-`--json` escapes the same characters, as JSON does (`ensure_ascii`)."""
+print from a server goes through `terminal_text` (mcpbridge-cli's), so a server cannot drive
+the terminal; `--json` escapes the same characters, as JSON does (`ensure_ascii`)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from mcpbridge_cli.terminal import terminal_text as shown
+
 import mcpbridge_resources
 from mcpbridge import (
     AddCommand,
@@ -20,7 +22,6 @@ from mcpbridge import (
     ServerRequestError,
     install_log_redaction,
     redact_text,
-    terminal_text as shown,
 )
 
 

@@ -13,15 +13,17 @@ import argparse
 import functools
 import json
 import threading
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler
-from mcpbridge_events.board import CallBoard
+from mcpbridge_demo.board import CallBoard
+
+if TYPE_CHECKING:
+    from mcpbridge_events import AssembledToolCall, ToolCallAssembler
 
 DEFAULT_PORT = 8765
 KEEPALIVE_SECONDS = 15.0
@@ -53,8 +55,12 @@ class Inspector:
     ) -> None:
         self.title = title
         self.on_run = on_run
+        if assembler is None:  # imports mcp and LangChain: not for `mcpbridge inspect --help`
+            from mcpbridge_events import ToolCallAssembler
+
+            assembler = ToolCallAssembler()
         self.board = CallBoard()
-        self.assembler = assembler or ToolCallAssembler()
+        self.assembler = assembler
         self._host = host
         self._server = _Server((host, port), _Handler)
         self._server.inspector = self
@@ -200,7 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def add_inspect_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The options of `inspect` (for `python -m mcpbridge_events` and `mcpbridge inspect`)."""
+    """The options of `inspect` (for `mcpbridge inspect` and `python -m mcpbridge_demo`)."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)"
@@ -210,19 +216,3 @@ def add_inspect_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentP
         "--no-run", action="store_true", help="wait for the page's Run demo button instead of running at once"
     )
     return parser
-
-
-def run_inspect(options: argparse.Namespace) -> int:
-    """Serve the inspector and run the scripted demo agent against the bundled demo server
-    (again on every "Run demo" click), until Ctrl-C."""
-    from mcpbridge_events.demo import run_inspector_demo  # imports langchain / mcp: only when asked
-
-    return run_inspector_demo(host=options.host, port=options.port, delay=options.delay, run_now=not options.no_run)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m mcpbridge_events inspect [options]`."""
-    parser = argparse.ArgumentParser("python -m mcpbridge_events", description="mcpbridge live tool-call inspector")
-    commands = parser.add_subparsers(dest="command", required=True)
-    add_inspect_arguments(commands.add_parser("inspect", help="serve the inspector page and run the demo agent"))
-    return run_inspect(parser.parse_args(argv))
