@@ -38,6 +38,7 @@ from ._base.redaction import (
     redact_text as redact_text,
     redact_url as redact_url,
 )
+from ._base.terminal import terminal_text as terminal_text
 from ._base.tool_errors import (
     AuthenticationError as AuthenticationError,
     CannotPauseError as CannotPauseError,
@@ -48,7 +49,6 @@ from ._base.tool_errors import (
     ToolCallError as ToolCallError,
     ToolTimeoutError as ToolTimeoutError,
 )
-from ._compat import tools_stream_writer as tools_stream_writer
 from ._facade.bridge import MCPBridge as MCPBridge
 from ._platform.context import (
     BridgeContext as BridgeContext,
@@ -67,8 +67,8 @@ from ._platform.installed import (
     installed_plugins as installed_plugins,
 )
 from ._platform.plugins import PluginInfo as PluginInfo
+from ._session.listing import ServerInfo as ServerInfo
 from ._session.loops import on_caller_loop as on_caller_loop
-from ._session.server_info import ServerInfo as ServerInfo
 from ._toolkit.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
 from ._toolkit.hints import ToolHints as ToolHints, tool_hints as tool_hints
 from ._toolkit.interrupts import InterruptLike as InterruptLike, Question as Question, pause as pause
@@ -85,7 +85,6 @@ from ._toolkit.selectors import (
 )
 from ._toolkit.sources import ValueSource as ValueSource, thread_id as thread_id
 from ._tools.arguments import ArgumentChecks as ArgumentChecks
-from ._tools.definitions import definition_fingerprint as definition_fingerprint
 from ._tools.outputs import call_tool_checked as call_tool_checked
 from ._tools.results import (
     STRUCTURED_CONTENT as STRUCTURED_CONTENT,
@@ -93,4 +92,4 @@ from ._tools.results import (
     result_text as result_text,
 )
 from ._tools.schemas import model_schema as model_schema, schema_problems as schema_problems
-from ._tools.tool import MCPTool as MCPTool
+from ._tools.tool import MCPTool as MCPTool, definition_fingerprint as definition_fingerprint

@@ -9,6 +9,7 @@ tool, so a call pays one coroutine frame per interceptor and nothing else.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, Unpack
@@ -189,7 +190,8 @@ def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandl
     traced = tracing()
     handler = terminal
     for depth, interceptor in reversed(list(enumerate(interceptors))):
-        handler = (_traced_layer if traced else _layer if depth else _outermost)(interceptor, handler)
+        lazy = depth or _async(interceptor)
+        handler = (_traced_layer if traced else _layer if lazy else _outermost)(interceptor, handler)
         handler.__qualname__ = f"{_name(interceptor)}[{'traced layer' if traced else 'layer'}]"
     return handler
 
@@ -198,9 +200,15 @@ def _name(interceptor: ToolCallInterceptor) -> str:
     return getattr(interceptor, "__qualname__", type(interceptor).__qualname__)
 
 
+def _async(interceptor: ToolCallInterceptor) -> bool:
+    """Whether calling `interceptor` runs none of its code (an `async def`, or an object whose
+    `__call__` is one): then it can be the chain's entry as it is, with no frame of its own."""
+    return inspect.iscoroutinefunction(interceptor) or inspect.iscoroutinefunction(type(interceptor).__call__)
+
+
 def _outermost(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
-    """The chain's entry, a coroutine function: calling the chain runs no interceptor code
-    until it is awaited (on the loop that owns the sessions)."""
+    """The chain's entry when its interceptor is not `async`, a coroutine function: calling the
+    chain runs no interceptor code until it is awaited (on the loop that owns the sessions)."""
 
     async def handler(request: ToolCallRequest) -> Any:
         return await interceptor(request, inner)

@@ -23,13 +23,12 @@ from mcpbridge._platform.context import BridgeContext
 from mcpbridge._platform.layers import Layering, ToolLayers
 from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
+from mcpbridge._session.listing import ServerInfo, server_info
 from mcpbridge._session.loops import HomeLoop, paced
-from mcpbridge._session.server_info import ServerInfo, server_info
 from mcpbridge._toolkit.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
-from mcpbridge._tools.definitions import Definition, Relisting
 from mcpbridge._tools.outputs import OutputChecks
 from mcpbridge._tools.schemas import listed_schema
-from mcpbridge._tools.tool import MCPTool, ToolBinding
+from mcpbridge._tools.tool import Definition, MCPTool, Relisting, ToolBinding
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

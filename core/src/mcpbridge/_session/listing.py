@@ -1,6 +1,7 @@
-"""The tools a server listed, held between listings: until `tools/list_changed` or a
-`refresh`, and, when a 2026-07-28 server says how long its `tools/list` answer stays fresh
-(`ttlMs`), no longer than that.
+"""What a server says of itself: who it is when its session opens (`ServerInfo`), and the
+tools it listed, held between listings: until `tools/list_changed` or a `refresh`, and, when a
+2026-07-28 server says how long its `tools/list` answer stays fresh (`ttlMs`), no longer than
+that.
 
 The SDK reads the hints: each session's `Client` gets a response cache whose store
 (`HintStore`) is the SDK's in-memory one, per session, so nothing in it is shared between
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Final
 
 from mcp import Client, MCPError
@@ -132,3 +134,30 @@ async def _without_hints(session: ClientSession, cursor: str | None) -> ListTool
         validate_server_result(TOOLS_LIST, version, raw)
     page = ListToolsResult.model_validate(raw, by_name=False)
     return absorb_tool_listing(session, page, complete=cursor is None and page.next_cursor is None)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """What a server says about itself when the session opens (initialize / discover)."""
+
+    server_name: str
+    """The configured name of the server."""
+    name: str | None
+    version: str | None
+    title: str | None
+    instructions: str | None
+    """How to use the server, meant for a model's system prompt; None when it gave none."""
+    protocol_version: str | None
+
+
+def server_info(server_name: str, session: ClientSession) -> ServerInfo:
+    """What `session`'s server said about itself when it opened (initialize / discover)."""
+    implementation = session.server_info
+    return ServerInfo(
+        server_name=server_name,
+        name=implementation.name if implementation else None,
+        version=implementation.version if implementation else None,
+        title=implementation.title if implementation else None,
+        instructions=session.instructions,
+        protocol_version=session.protocol_version,
+    )

@@ -1,13 +1,20 @@
-"""MCP Tool → LangChain tool.
+"""MCP Tool → LangChain tool, bound to the definition it was built from.
 
 `MCPTool` keeps LangChain's contract (callbacks, `ToolMessage` with content and artifact,
 runtime injection by ToolNode) but runs a lean `arun`: everything that depends only on the
 tool (schema validator, interceptor chain, names) is built once, not on every call.
+
+A server may change a tool after listing it (`tools/list_changed`), or list it no more. The
+objects built from the earlier definition must not reach the changed tool: a call through
+one is refused before it is sent (`Definition.withdrawn`), and a decision given for one
+definition (an approval, a pin) does not hold for another (`definition_fingerprint`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -27,7 +34,6 @@ from mcpbridge._compat import private_value
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.sendable import refusal
 from mcpbridge._tools.arguments import add_defaults, argument_problem
-from mcpbridge._tools.definitions import Definition, Relisting
 from mcpbridge._tools.fast_path import nobody_listens, prebuilt
 from mcpbridge._tools.results import (
     error_message,
@@ -38,6 +44,37 @@ from mcpbridge._tools.results import (
     tool_message,
 )
 from mcpbridge._tools.schemas import ToolSchema
+
+
+def definition_fingerprint(tool: Tool) -> str:
+    """A stable hash of everything `tool` says about itself (name, title, description, input
+    and output schemas, annotations, execution, icons, `_meta`): the same definition has the
+    same fingerprint in every process and run, one that differs in anything has another."""
+    data = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))  # ASCII: a lone surrogate hashes too
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+@dataclass(slots=True, eq=False)
+class Definition:
+    """Whether the bridge still offers the definition one tool object was built from."""
+
+    withdrawn: str | None = None
+    """None while it does; else why not (it changed, is no longer listed, or a review holds
+    it back), for the error refusing a call through the object."""
+
+
+@dataclass(frozen=True, slots=True)
+class Relisting:
+    """A server's listing as its tool objects see it, one per server: a call through one
+    first lists the server's tools again when the server announced a change the bridge has
+    not listed yet (`tools/list_changed`), so that it is checked against the definition the
+    server has now, not the one it had when the object was built."""
+
+    announced: Callable[[], bool]
+    """True while a change the server announced is not listed yet (a cheap read, per call)."""
+    relist: Callable[[], Awaitable[object]]
+    """List the server's tools through the bridge (its reviews, its tool objects)."""
 
 
 @dataclass(frozen=True, slots=True)
