@@ -38,7 +38,6 @@ from ._base.redaction import (
     redact_text as redact_text,
     redact_url as redact_url,
 )
-from ._base.terminal import terminal_text as terminal_text
 from ._base.tool_errors import (
     AuthenticationError as AuthenticationError,
     CannotPauseError as CannotPauseError,
@@ -49,6 +48,7 @@ from ._base.tool_errors import (
     ToolCallError as ToolCallError,
     ToolTimeoutError as ToolTimeoutError,
 )
+from ._compat import tools_stream_writer as tools_stream_writer
 from ._facade.bridge import MCPBridge as MCPBridge
 from ._platform.context import (
     BridgeContext as BridgeContext,
