@@ -17,7 +17,6 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge._session.in_flight import LOG_LEVELS, MAX_LOG_CHARS
 from mcpbridge.testing import ScriptedChatModel, make_agent, serve_http
 from tests.helpers import stdio_config
 from tests.helpers.thirdparty import EVERYTHING, need, node_stdio
@@ -27,6 +26,19 @@ pytestmark = pytest.mark.serial  # it measures time or shares a service: run alo
 
 LOGGER = "mcpbridge.server.docs"
 HOSTILE = "%s %(x)s %d\nFORGED mcpbridge: CRITICAL all is lost"
+MAX_LOG_CHARS = 4000
+"""Where a server's log message is cut, as docs/server-info-and-logs.md promises."""
+LOG_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": 25,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
+"""MCP levels as Python logging levels, as docs/server-info-and-logs.md gives them."""
 
 
 def build() -> MCPServer:
