@@ -3,12 +3,11 @@ loads them, for tools that list them without building a bridge (mcpbridge-cli)."
 
 from __future__ import annotations
 
-from mcpbridge import MCPBridge, installed_plugins
-from mcpbridge._base.config import build_settings
+from mcpbridge import MCPBridge, Settings, installed_plugins
 
 
 def test_the_view_matches_the_bridge() -> None:
-    settings = build_settings({"plugins": {"disabled": ["retry"]}})
+    settings = Settings(plugins={"disabled": ["retry"]})
     installed = installed_plugins(settings)
     bridge = MCPBridge({}, settings=settings)
     assert installed.chain == bridge.chain

@@ -21,8 +21,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from pydantic import AnyUrl
 
-from mcpbridge import ConfigError, MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
-from mcpbridge._base.config import build_settings
+from mcpbridge import ConfigError, MCPBridge, ServerConnectionError, Settings, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import HTTPServer, SessionProbe, serve_http
 from tests.helpers.waiting import until
 from tests.servers import oauth
@@ -148,15 +147,13 @@ class BearerAuth(httpx2.Auth):
 
 
 def test_transport_is_http_by_default_and_sse_when_asked() -> None:
-    servers = build_settings(
-        {
-            "servers": {
-                "plain": {"url": "https://example.com/mcp"},
-                "http": {"url": "https://example.com/mcp", "transport": "http"},
-                "sse": {"url": "https://example.com/sse", "transport": "sse"},
-                "stdio": {"command": "server"},
-                "inprocess": {"server": object()},
-            }
+    servers = Settings(
+        servers={
+            "plain": {"url": "https://example.com/mcp"},
+            "http": {"url": "https://example.com/mcp", "transport": "http"},
+            "sse": {"url": "https://example.com/sse", "transport": "sse"},
+            "stdio": {"command": "server"},
+            "inprocess": {"server": object()},
         }
     ).servers
     assert {name: config.transport for name, config in servers.items()} == {
@@ -214,7 +211,7 @@ async def test_a_restarted_sse_server_is_noticed_and_reconnected(sse: Served) ->
 @pytest.mark.parametrize("url", ["ws://example.com/mcp", "wss://example.com/mcp", "WSS://example.com/mcp"])
 def test_websocket_urls_are_refused_with_what_to_use_instead(url: str) -> None:
     with pytest.raises(ConfigError) as raised:
-        build_settings({"servers": {"s": {"url": url}}})
+        MCPBridge({"s": {"url": url}}, plugins=[])
     message = str(raised.value)
     assert "mcp 2.x has no WebSocket client" in message
     assert "streamable HTTP" in message
@@ -239,7 +236,7 @@ def test_websocket_urls_are_refused_with_what_to_use_instead(url: str) -> None:
 )
 def test_server_keys_that_do_not_fit_are_refused(table: dict[str, Any], problem: str) -> None:
     with pytest.raises(ConfigError, match="invalid mcpbridge configuration") as raised:
-        build_settings({"servers": {"s": table}})
+        MCPBridge({"s": table}, plugins=[])
     assert problem in str(raised.value)
 
 

@@ -7,7 +7,7 @@
   working directory (on sys.path) instead of being run, so later blocks and configs import it.
 - ```python signature blocks (docs/hooks.md) are not code: tests/core/test_hooks_doc.py checks them.
 - ```toml blocks are validated: a whole mcpbridge config (or a `[plugins.<name>]` fragment, given
-  stand-in servers for the names it mentions) must pass `build_settings` and each named plugin's
+  stand-in servers for the names it mentions) must pass `Settings` and each named plugin's
   own validation. A block whose first line is `# mcpbridge.toml` is also written to that file
   in the page's working directory, so later blocks can load it; one starting `# pyproject.toml`
   is a packaging fragment and only parsed.
@@ -46,7 +46,7 @@ from typing import Any
 
 import pytest
 
-from mcpbridge._base.config import PluginsConfig, Settings
+from mcpbridge import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "plugins").glob("*.md"))]
@@ -57,7 +57,7 @@ FILE_HEADER = re.compile(r"# file: (\S+)\n")
 directory, which is on sys.path) instead of being run: later blocks and config can import it."""
 ALONE = re.compile(r"<!--\s*docs-test:\s*own-process\s*\((.+)\)\s*-->")
 SETTINGS_KEYS = set(Settings.model_fields) - {"source"}
-PLUGINS_KEYS = set(PluginsConfig.model_fields)
+PLUGINS_KEYS = set(type(Settings().plugins).model_fields)
 EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*/src"))
 STAND_IN_URL = "http://127.0.0.1:9/mcp"  # validation only: never connected to
 
@@ -124,14 +124,13 @@ def stand_in_servers(value: Any, found: set[str] | None = None) -> set[str]:
 def check_config(data: dict[str, Any]) -> None:
     """Validate an mcpbridge config (or fragment) with the core and with each plugin it configures."""
     from mcpbridge import MCPBridge
-    from mcpbridge._base.config import build_settings
 
     unknown = set(data) - SETTINGS_KEYS
     assert not unknown, f"not an mcpbridge config: unknown top-level keys {sorted(unknown)}"
     if "servers" not in data:
         names = stand_in_servers(data.get("plugins", {}))
         data = {**data, "servers": {name: {"url": STAND_IN_URL} for name in sorted(names)}}
-    settings = build_settings(data)
+    settings = Settings.model_validate(data)
     plugins = [plugin_object(name) for name in sorted(set(data.get("plugins", {})) - PLUGINS_KEYS)]
     MCPBridge(settings=settings, plugins=plugins)  # runs every named plugin's mcpbridge_check_settings
 

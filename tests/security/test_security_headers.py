@@ -17,11 +17,21 @@ import httpx2
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from mcpbridge import ConfigError, InvalidHeader, check_headers, header_problem
-from mcpbridge._base.config import build_settings, load_settings
-from mcpbridge._base.errors import describe
+from mcpbridge import (
+    ConfigError,
+    InvalidHeader,
+    MCPBridge,
+    RedactingFilter,
+    Settings,
+    check_headers,
+    describe,
+    header_problem,
+    install_log_redaction,
+    load_settings,
+    redact_text,
+    redact_url,
+)
 from mcpbridge._base.httpfields import RESERVED_HEADERS
-from mcpbridge._base.redaction import RedactingFilter, install_log_redaction, redact_text, redact_url
 from tests.helpers import ROOT
 
 SECRET = "TOPSECRET-4f9c2a71e8"
@@ -328,7 +338,7 @@ def test_redacting_filter_on_a_handler(caplog: pytest.LogCaptureFixture) -> None
 )
 def test_bad_static_header_is_a_config_error_without_the_value(value: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        build_settings({"servers": {"weather": {"url": "http://h/mcp", "headers": {"Authorization": value}}}})
+        MCPBridge({"weather": {"url": "http://h/mcp", "headers": {"Authorization": value}}}, plugins=[])
     text = str(caught.value)
     assert "servers.weather.headers" in text
     assert "header 'Authorization' = \"***\"" in text
@@ -350,7 +360,7 @@ def test_no_config_error_echoes_header_env_or_url_secrets() -> None:
     ]
     for table in cases:
         with pytest.raises(ConfigError) as caught:
-            build_settings({"servers": {"s": table}})
+            MCPBridge({"s": table}, plugins=[])
         assert SECRET not in str(caught.value), table
 
 
@@ -365,15 +375,13 @@ def test_direct_python_construction_hides_inputs_too() -> None:
 
 
 def test_secret_values_lists_what_logs_must_hide() -> None:
-    settings = build_settings(
-        {
-            "servers": {
-                "w": {
-                    "url": f"http://u:pw-{SECRET}@h/mcp?token=t-{SECRET}&page=2",
-                    "headers": {"X-Key": f"k-{SECRET}"},
-                },
-                "s": {"command": "x", "env": {"API_TOKEN": f"e-{SECRET}", "ROOT": "/srv/files"}},
-            }
+    settings = Settings(
+        servers={
+            "w": {
+                "url": f"http://u:pw-{SECRET}@h/mcp?token=t-{SECRET}&page=2",
+                "headers": {"X-Key": f"k-{SECRET}"},
+            },
+            "s": {"command": "x", "env": {"API_TOKEN": f"e-{SECRET}", "ROOT": "/srv/files"}},
         }
     )
     assert settings.secret_values() == {f"pw-{SECRET}", f"t-{SECRET}", f"k-{SECRET}", f"e-{SECRET}"}
@@ -382,7 +390,7 @@ def test_secret_values_lists_what_logs_must_hide() -> None:
 def test_a_secret_after_a_semicolon_in_a_url_is_a_known_secret_too() -> None:
     """`redact_url` reads `;` as a parameter separator; the known secrets did not, so a token
     after one was hidden in the URL but shown wherever else it appeared (a server echoing it)."""
-    settings = build_settings({"servers": {"w": {"url": f"http://h/mcp?page=2;token=t-{SECRET}#a=1;key=f-{SECRET}"}}})
+    settings = Settings(servers={"w": {"url": f"http://h/mcp?page=2;token=t-{SECRET}#a=1;key=f-{SECRET}"}})
     assert settings.secret_values() == {f"t-{SECRET}", f"f-{SECRET}"}
 
 
@@ -434,15 +442,13 @@ def test_cli_errors_show_server_urls_redacted(tmp_path: Path) -> None:
 
 
 def test_documented_limits_are_settings() -> None:
-    settings = build_settings(
-        {"servers": {"a": {"url": "http://h/mcp", "max_argument_bytes": 10}, "b": {"command": "x"}}}
-    )
+    settings = Settings(servers={"a": {"url": "http://h/mcp", "max_argument_bytes": 10}, "b": {"command": "x"}})
     assert settings.server_max_argument_bytes("a") == 10
     assert settings.server_max_argument_bytes("b") == 4 * 1024 * 1024
     assert settings.server_max_result_bytes("b") == 64 * 1024 * 1024
-    override = build_settings({"max_result_bytes": 1000, "servers": {"b": {"command": "x"}}})
+    override = Settings(max_result_bytes=1000, servers={"b": {"command": "x"}})
     assert override.server_max_result_bytes("b") == 1000
     for bad in (0, -1, "lots"):
         with pytest.raises(ConfigError, match="max_argument_bytes"):
-            build_settings({"servers": {"a": {"url": "http://h/mcp", "max_argument_bytes": bad}}})
+            MCPBridge({"a": {"url": "http://h/mcp", "max_argument_bytes": bad}}, plugins=[])
     assert json.loads(json.dumps(settings.model_dump(include={"max_argument_bytes", "max_result_bytes"})))

@@ -26,8 +26,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcpbridge_cli import main as cli
 
-from mcpbridge import MCPBridge, ServerConnectionError, ToolCallHandler, ToolCallRequest
-from mcpbridge._base.config import build_settings
+from mcpbridge import MCPBridge, ServerConnectionError, Settings, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.helpers import ROOT, stdio_config
 from tests.helpers.telemetry import Telemetry, telemetry, telemetry_session
@@ -148,7 +147,7 @@ async def test_a_span_never_shows_it_from_the_cause_of_an_error(telemetry: Telem
 
     with serving(refusing().streamable_http_app()) as url:
         servers = {"refusing": {"url": url, "headers": {"Authorization": f"Bearer {TOKEN}"}}}
-        settings = build_settings({"servers": servers, "plugins": {"order": ["otel", "interceptors"]}})
+        settings = Settings(servers=servers, plugins={"order": ["otel", "interceptors"]})
         async with MCPBridge(settings=settings, plugins=[mcpbridge_otel], interceptors=[transport_fails]) as bridge:
             with pytest.raises(ServerConnectionError):
                 await bridge.call_tool("refusing", "check")

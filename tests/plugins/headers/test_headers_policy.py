@@ -11,8 +11,7 @@ from typing import Any
 import mcpbridge_headers
 import pytest
 
-from mcpbridge import ConfigError, MCPBridge, ToolCallError, ToolCallHandler, ToolCallRequest
-from mcpbridge._base.config import build_settings
+from mcpbridge import ConfigError, MCPBridge, Settings, ToolCallError, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import make_runtime, make_tool_call
 from tests.helpers import stdio_config
 from tests.helpers.headers import RecordingServer
@@ -104,7 +103,7 @@ async def test_header_names_ignore_case_when_merged(crm: RecordingServer) -> Non
         {"crm": {"url": crm.url}},
         plugins=[mcpbridge_headers],
         interceptors=[outer],
-        settings=build_settings({"plugins": {"order": ["interceptors"]}}),  # `outer` outside the plugin
+        settings=Settings(plugins={"order": ["interceptors"]}),  # `outer` outside the plugin
         plugin_settings={
             "headers": {
                 "servers": {"crm": {"x-user-id": "configured", "x-static": "configured"}},
@@ -127,7 +126,7 @@ async def test_a_header_source_reads_a_header_already_on_the_call(crm: Recording
         {"crm": {"url": crm.url}},
         plugins=[mcpbridge_headers],
         interceptors=[outer],
-        settings=build_settings({"plugins": {"order": ["interceptors"]}}),  # `outer` outside the plugin
+        settings=Settings(plugins={"order": ["interceptors"]}),  # `outer` outside the plugin
         plugin_settings={"headers": {"servers": {"crm": {"x-account": "header.x-tenant"}}}},
     )
     async with bridge:

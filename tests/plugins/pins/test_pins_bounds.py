@@ -11,8 +11,7 @@ from pathlib import Path
 import mcpbridge_pins
 import pytest
 
-from mcpbridge import ConfigError, MCPBridge
-from mcpbridge._base.config import build_settings
+from mcpbridge import ConfigError, MCPBridge, Settings
 from tests.helpers.relabel import logged
 from tests.security.definition_servers import Renaming
 
@@ -22,7 +21,7 @@ MAX_TOOLS = 1200
 
 def pinned_bridge(server: Renaming, pins: Path, **table: object) -> MCPBridge:
     table = {"pin_tools": True, "file": str(pins), **table}
-    settings = build_settings({"servers": {"s": {"server": server}}, "plugins": {"pins": table}})
+    settings = Settings(servers={"s": {"server": server}}, plugins={"pins": table})
     return MCPBridge(settings=settings, plugins=[mcpbridge_pins])
 
 
@@ -58,6 +57,6 @@ async def test_without_pinning_the_memory_of_definitions_is_bounded_too() -> Non
 
 
 def test_max_tools_must_be_positive() -> None:
-    settings = build_settings({"servers": {"s": {"url": "http://x/mcp"}}, "plugins": {"pins": {"max_tools": 0}}})
+    settings = Settings(servers={"s": {"url": "http://x/mcp"}}, plugins={"pins": {"max_tools": 0}})
     with pytest.raises(ConfigError, match=r"plugins.pins.max_tools"):
         MCPBridge(settings=settings, plugins=[mcpbridge_pins])

@@ -12,15 +12,14 @@ from typing import Any
 import mcpbridge_pins
 import pytest
 
-from mcpbridge import MCPBridge
-from mcpbridge._base.config import build_settings
+from mcpbridge import MCPBridge, Settings
 from tests.helpers.relabel import call, shift, shifting, text, tools_of
 from tests.security import relabel_servers
 
 
 @contextlib.asynccontextmanager
 async def pinned_bridge(config: dict[str, Any], pins: Path) -> AsyncIterator[MCPBridge]:
-    settings = build_settings({"servers": {"s": config}, "plugins": {"pins": {"pin_tools": True, "file": str(pins)}}})
+    settings = Settings(servers={"s": config}, plugins={"pins": {"pin_tools": True, "file": str(pins)}})
     async with MCPBridge(settings=settings, plugins=[mcpbridge_pins]) as bridge:
         yield bridge
 

@@ -12,8 +12,7 @@ import mcpbridge_headers
 import mcpbridge_retry
 import pytest
 
-from mcpbridge import MCPBridge, MCPTool, ServerConnectionError, ToolCallHandler, ToolCallRequest
-from mcpbridge._base.config import build_settings
+from mcpbridge import MCPBridge, MCPTool, ServerConnectionError, Settings, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import make_runtime, make_tool_call, serve_http
 from tests.helpers import ROOT
 from tests.plugins.retry.servers import Flaky, calls
@@ -117,7 +116,7 @@ async def test_timeouts_of_a_flaky_server_are_retried_with_backoff_and_reported(
         {"reports": {"server": flaky.server, "timeout": 0.2}},
         plugins=[mcpbridge_retry],
         interceptors=[listen],
-        settings=build_settings({"plugins": {"order": ["interceptors"]}}),  # the listener outside retry
+        settings=Settings(plugins={"order": ["interceptors"]}),  # the listener outside retry
         plugin_settings={"retry": {"initial": 0.05, "max": 0.1}},
     )
     async with bridge:
