@@ -25,7 +25,7 @@ from mcp.types import CallToolResult, TaskMetadata
 from mcpbridge_demo.task_server import TaskTools
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
-from mcpbridge.testing import make_agent, make_runtime, serve_http, stdio_config, tool_call_turn
+from mcpbridge.testing import SessionProbe, make_agent, make_runtime, serve_http, stdio_config, tool_call_turn
 from tests.helpers.waiting import PATIENCE, until
 from tests.plugins.tasks.entries import forgotten_entry
 from tests.servers.tasks_server import build
@@ -195,7 +195,7 @@ async def test_a_modern_session_says_tasks_need_legacy_mode() -> None:
     async with MCPBridge({"jobs": {"server": server}}, plugins=[mcpbridge_tasks]) as modern:
         await modern.list_tools()
         request = ToolCallRequest(name="quick", args={"text": "a"}, server_name="jobs")
-        answer = await modern._connections["jobs"].call_tool(request.override(task=TaskMetadata()))
+        answer = await SessionProbe(modern, "jobs").call_tool(request.override(task=TaskMetadata()))
     assert isinstance(answer, CallToolResult)
     assert answer.is_error
     assert 'mode = "legacy"' in str(answer.content)
