@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import given, settings, strategies as st
 
-from mcpbridge._base.bounds import SchemaBounds
+from mcpbridge._base.config import SchemaBounds
 from mcpbridge._tools.schemas import ToolSchema, server_schema_validator
 
 JSON = st.recursive(

@@ -21,8 +21,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.json_schema import dereference_refs
 
 from mcpbridge import ConfigError, MCPBridge, schema_problems
-from mcpbridge._base.bounds import SchemaBounds
-from mcpbridge._base.config import build_settings
+from mcpbridge._base.config import SchemaBounds, build_settings
 from mcpbridge._tools.schema_cost import SchemaOverBound, measure
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.helpers import stdio_config

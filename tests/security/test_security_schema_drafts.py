@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.server.lowlevel import Server
 
 from mcpbridge import MCPBridge, call_tool_checked, schema_problems
-from mcpbridge._base.bounds import SchemaBounds
+from mcpbridge._base.config import SchemaBounds
 from mcpbridge._tools.schemas import ToolSchema, server_schema_validator
 from tests.core.test_schema_fast_path import JSON, schemas
 

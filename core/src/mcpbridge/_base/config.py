@@ -8,6 +8,7 @@ import importlib
 import os
 import tomllib
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -15,14 +16,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from mcpbridge._base.bounds import (
-    DEFAULT_MAX_ARGUMENT_DEPTH,
-    DEFAULT_MAX_SCHEMA_BYTES,
-    DEFAULT_MAX_SCHEMA_DEPTH,
-    DEFAULT_MAX_SCHEMA_REFS,
-    SENDABLE_DEPTH,
-    SchemaBounds,
-)
 from mcpbridge._base.errors import ConfigError, validation_problems
 from mcpbridge._base.expansion import expand_env, secrets_in_table
 from mcpbridge._base.httpfields import header_problem, value_problem
@@ -39,6 +32,28 @@ MODERN_PROTOCOL = "2026-07-28"
 MiB = 1024 * 1024
 DEFAULT_MAX_ARGUMENT_BYTES = 4 * MiB
 DEFAULT_MAX_RESULT_BYTES = 64 * MiB
+DEFAULT_MAX_ARGUMENT_DEPTH = 64
+DEFAULT_MAX_SCHEMA_DEPTH = 64
+DEFAULT_MAX_SCHEMA_REFS = 1000
+DEFAULT_MAX_SCHEMA_BYTES = 128 * 1024
+SENDABLE_DEPTH = 200
+"""The deepest any value a call sends may nest: the SDK's serializer (pydantic) refuses
+values nested past ~254 levels, in the caller's task or the transport's, and so does
+LangGraph's checkpointer (ormsgpack); this leaves room for the request's own envelope."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaBounds:
+    """The most a server's input schema may cost, with its references inlined (settings
+    `max_schema_depth`, `max_schema_refs`, `max_schema_bytes`)."""
+
+    max_depth: int = DEFAULT_MAX_SCHEMA_DEPTH
+    """Nesting of objects and arrays."""
+    max_refs: int = DEFAULT_MAX_SCHEMA_REFS
+    """References inlined."""
+    max_bytes: int = DEFAULT_MAX_SCHEMA_BYTES
+    """Size as compact JSON (strings counted by their length)."""
+
 
 Transport = Literal["stdio", "http", "sse", "inprocess"]
 

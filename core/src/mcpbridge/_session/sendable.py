@@ -20,7 +20,7 @@ from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, ErrorData
 from pydantic import BaseModel
 from pydantic_core import to_json, to_jsonable_python
 
-from mcpbridge._base.bounds import SENDABLE_DEPTH, nesting_problem
+from mcpbridge._base.config import SENDABLE_DEPTH
 from mcpbridge._base.pipeline import ToolCallRequest
 from mcpbridge._base.tool_errors import InvalidToolArguments
 
@@ -48,6 +48,30 @@ def wire_problems(arguments: Mapping[str, Any], limit: int | None = None, *, nes
     if nesting:
         return nesting_problem(arguments, SENDABLE_DEPTH, "the mcp SDK's serializable depth")
     return None
+
+
+def nesting_problem(value: Any, max_depth: int, bound: str = "max_argument_depth") -> str | None:
+    """Why `value` nests deeper than `max_depth` (the setting or limit `bound` names): too
+    deep to be checked (the validator recurses per level) or sent; None when it does not.
+    Level by level, without recursion: ~9 ms for 20,000 small objects, well under a microsecond
+    for the usual few arguments."""
+    level = [value]
+    depth = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            return f"the value nests more than {max_depth} levels deep, over {bound}={max_depth}"
+        level = [
+            item
+            for node in level
+            for item in (node.values() if type(node) is dict else node)
+            if type(item) in CONTAINERS
+        ]
+    return None
+
+
+CONTAINERS = frozenset({dict, list, tuple})
+"""The types `nesting_problem` walks into: what JSON carries as objects and arrays."""
 
 
 def _first_unsendable(value: Any, path: str = "", depth: int = 0) -> str:

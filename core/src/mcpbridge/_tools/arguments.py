@@ -24,8 +24,7 @@ from typing import Any
 
 from mcp.types import Tool
 
-from mcpbridge._base.bounds import DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
-from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_BYTES
+from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
 from mcpbridge._base.pipeline import ToolCallRequest, checked_before_chain
 from mcpbridge._session.sendable import refusal, unsendable, wire_problems
 from mcpbridge._tools.schemas import ToolSchema, listed_schema

@@ -23,8 +23,7 @@ from mcp import MCPError
 from mcp.client.session import ClientSession
 from mcp.types import REQUEST_TIMEOUT, CallToolResult, Tool
 
-from mcpbridge._base.bounds import DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
-from mcpbridge._base.config import Settings
+from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds, Settings
 from mcpbridge._base.tool_errors import ToolTimeoutError
 from mcpbridge._compat import leave_output_checks_to_the_bridge, own_time_limit
 from mcpbridge._tools.schema_cost import SchemaOverBound

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from mcpbridge._base.bounds import SchemaBounds
+from mcpbridge._base.config import SchemaBounds
 
 
 class SchemaCost(NamedTuple):

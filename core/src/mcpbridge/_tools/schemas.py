@@ -42,8 +42,9 @@ from jsonschema.protocols import Validator
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS  # type: ignore[import-untyped]
 from referencing.exceptions import Unresolvable
 
-from mcpbridge._base.bounds import CONTAINERS, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds, nesting_problem
+from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
 from mcpbridge._base.errors import error_text
+from mcpbridge._session.sendable import CONTAINERS, nesting_problem
 from mcpbridge._tools.dialects import Dialect, dialect_of, for_compiled, one_draft
 from mcpbridge._tools.patterns import PATTERN_KEYWORDS, late_message, pattern_budget, precompile, shown
 from mcpbridge._tools.schema_cost import SchemaOverBound, measure
