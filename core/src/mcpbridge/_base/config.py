@@ -23,7 +23,7 @@ from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
 
 if TYPE_CHECKING:
     from httpx2 import AsyncClient as HTTPClient, Auth as HTTPAuth
-else:  # httpx2 takes 0.2 s to import: the validators below check these when one is given
+else:  # httpx2 is slow to import (docs/performance.md): the validators below check these when one is given
     HTTPAuth = HTTPClient = Any
 
 DEFAULT_CONFIG_FILE = "mcpbridge.toml"

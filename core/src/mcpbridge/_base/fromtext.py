@@ -2,9 +2,9 @@
 pydantic schema they share (`FromText`), and the regular expression (`TextPattern`).
 
 A `TextPattern` runs on text the bridge does not write (a server's error, a model's
-arguments), so on RE2 (google-re2), whose searches take time linear in the text: Python's
-`re` spent ~13 s on `.*unavailable` in 100 KB. RE2 has no lookaround or backreferences; a
-pattern that needs them is refused when the settings are validated."""
+arguments), so on RE2 (google-re2), whose searches take time linear in the text, where
+Python's `re` can backtrack for seconds (docs/performance.md). RE2 has no lookaround or
+backreferences; a pattern that needs them is refused when the settings are validated."""
 
 from __future__ import annotations
 

@@ -57,8 +57,8 @@ _CONTROL_NAMES = {0: "NUL", 10: "line feed (LF)", 11: "vertical tab", 12: "form 
 def check_headers(server: str, headers: Mapping[str, str]) -> None:
     """Raise `InvalidHeader` for the first header of `headers` that cannot be sent safely.
 
-    About 1 µs per header: call it on every tool call, before the request reaches the
-    transport."""
+    Cheap enough for every tool call (docs/performance.md): call it before the request reaches
+    the transport."""
     good = _good_names
     for name, value in headers.items():
         if name not in good and not _remember(name):

@@ -1,6 +1,6 @@
 """What keeps importing cheap: names a package gives but imports on first use (a plugin's
 package is imported to read its declaration and hooks, `mcpbridge plugins`, and its
-interceptors import mcp and LangChain, seconds), and the switches read from the
+interceptors import mcp and LangChain, which are slow to import), and the switches read from the
 environment, apart from the call pipeline so that the plugin host reads them without
 importing mcp or LangChain."""
 

@@ -16,8 +16,8 @@ plugins) before any handler sees it. The HTTP client logs each request's full UR
 text of the bridge's errors (`mcpbridge._base.errors`), after cutting server text to a length.
 
 These patterns run on server text (stderr lines, log messages, error messages), so the ones
-that repeat run on RE2 (google-re2): linear in the text, whatever it holds; Python's `re`
-found the URL pattern's start at every letter of `a-a-…a_ x://` and took seconds for 60 KB.
+that repeat run on RE2 (google-re2): linear in the text, whatever it holds, where Python's
+`re` backtracks on crafted text (docs/performance.md).
 The two left on `re` have no repetition to backtrack over.
 """
 

@@ -53,8 +53,7 @@ def wire_problems(arguments: Mapping[str, Any], limit: int | None = None, *, nes
 def nesting_problem(value: Any, max_depth: int, bound: str = "max_argument_depth") -> str | None:
     """Why `value` nests deeper than `max_depth` (the setting or limit `bound` names): too
     deep to be checked (the validator recurses per level) or sent; None when it does not.
-    Level by level, without recursion: ~9 ms for 20,000 small objects, well under a microsecond
-    for the usual few arguments."""
+    Level by level, without recursion, so a deep value cannot exhaust the stack."""
     level = [value]
     depth = 0
     while level:
@@ -162,8 +161,8 @@ def _plain(value: Any) -> Any:
 
 def unsendable_message(message: BaseModel, server: str) -> str | None:
     """Why `message` (a request, notification or answer for `server`) cannot travel as UTF-8
-    JSON, else None. Serialized by pydantic as the transports serialize it, ~1-3 µs for a
-    small message; the value at fault is looked for only when there is one."""
+    JSON, else None. Serialized by pydantic as the transports serialize it (cheap enough for
+    every message); the value at fault is looked for only when there is one."""
     try:
         to_json(message)
     except (ValueError, RecursionError) as exc:

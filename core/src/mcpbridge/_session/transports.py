@@ -177,8 +177,8 @@ def _default_client(**options: Any) -> httpx2.AsyncClient:
 @cache
 def default_tls() -> ssl.SSLContext:
     """The TLS context httpx2 builds by default (the system's CA store, or `SSL_CERT_FILE` /
-    `SSL_CERT_DIR`), built once per process: building it loads the CA store, 30-50 ms on the
-    event loop, which every connect and reconnect of every `url` server paid. One context
+    `SSL_CERT_DIR`), built once per process: building it loads the CA store on the event loop,
+    which every connect and reconnect of every `url` server paid. One context
     serves any number of connections (those of the default client all offer HTTP/1.1 only)."""
     return httpx2.create_ssl_context()
 

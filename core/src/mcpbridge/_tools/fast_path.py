@@ -3,11 +3,12 @@ giving the same result as the long way.
 
 Pydantic models built in the state their constructor gives, without validating again
 values the caller already made of the right types: a listing builds thousands of tools,
-every call a `ToolMessage` (their constructors cost 10-15 µs; this, 1-2 µs).
+every call a `ToolMessage`, and validating them again is most of their cost.
 `tests/core/test_tool_construction.py` checks both ways agree, field by field.
 
 Whether LangChain would attach any callback handler to a tool run: configuring a callback
-manager costs tens of µs per call, most of it spent concluding that nobody listens. This
+manager for every call costs more than the rest of the tool, mostly to conclude that
+nobody listens (docs/performance.md). This
 asks the same questions LangChain's `configure` asks, with its own predicates: callbacks
 passed or set on the tool, verbose, debug, LangSmith tracing, and the context-variable hooks
 (`collect_runs`, usage callbacks). Any doubt means "configure"."""
