@@ -14,6 +14,7 @@ from mcp.types import ElicitRequestParams, ElicitResult, Tool
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks
 from mcpbridge_adapters.tools import convert_mcp_tool_to_langchain_tool, load_mcp_tools
 
+from mcpbridge import InvalidToolArguments
 from mcpbridge.testing import make_server, serving
 from tests.adapters import servers
 from tests.servers.method_log import MethodLog
@@ -124,3 +125,15 @@ async def test_sessions_introduce_themselves_as_the_adapters_did(make_client: An
         assert [tool.name for tool in await client.get_tools()] == ["echo"]
     [initialize] = [message for message in log.messages if message.get("method") == "initialize"]
     assert initialize["params"]["clientInfo"] == {"name": "mcp", "version": "0.1.0"}
+
+
+async def test_arguments_refused_on_a_shared_session_as_by_the_bridge(make_client: Any, math_url: str) -> None:
+    """Arguments that break the input schema never reach the server: an error ToolMessage
+    for a tool call, `InvalidToolArguments` raised for plain arguments, as by mcpbridge's tools."""
+    client = make_client({"math": {"url": math_url, "transport": "http"}})
+    add = next(tool for tool in await client.get_tools() if tool.name == "add")
+    message = await add.ainvoke({"args": {"a": "x", "b": 1}, "id": "1", "type": "tool_call"})
+    assert message.status == "error"
+    assert message.text.startswith("Invalid arguments for tool 'add': a: ")
+    with pytest.raises(InvalidToolArguments, match="Invalid arguments for tool 'add'"):
+        await add.ainvoke({"a": "x", "b": 1})

@@ -11,7 +11,7 @@ ask mid-call and those of modern servers (rounds of an `InputRequiredResult`); s
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -80,22 +80,17 @@ class Callbacks:
 
     def to_mcp_format(self, *, context: CallbackContext) -> _MCPCallbacks:
         """These callbacks as the mcp SDK calls them, with `context` as the last argument."""
-        on_log, on_progress, on_elicitation = self.on_logging_message, self.on_progress, self.on_elicitation
 
-        async def logging_callback(params: LoggingMessageNotificationParams) -> None:
-            await on_log(params, context)  # type: ignore[misc]
+        def told(callback: Callable[..., Awaitable[Any]] | None) -> Any:
+            if callback is None:
+                return None
 
-        async def progress_callback(progress: float, total: float | None, message: str | None) -> None:
-            await on_progress(progress, total, message, context)  # type: ignore[misc]
+            async def call(*args: Any) -> Any:
+                return await callback(*args, context)
 
-        async def elicitation_callback(mcp_context: Any, params: ElicitRequestParams) -> ElicitResult:
-            return await on_elicitation(mcp_context, params, context)  # type: ignore[misc]
+            return call
 
-        return _MCPCallbacks(
-            logging_callback=logging_callback if on_log is not None else None,
-            progress_callback=progress_callback if on_progress is not None else None,
-            elicitation_callback=elicitation_callback if on_elicitation is not None else None,  # type: ignore[arg-type]
-        )
+        return _MCPCallbacks(told(self.on_logging_message), told(self.on_progress), told(self.on_elicitation))
 
     @property
     def listening(self) -> bool:

@@ -26,7 +26,7 @@ from mcpbridge_adapters.convert import (
     refused_call,
 )
 from mcpbridge_adapters.interceptors import legacy
-from mcpbridge_adapters.sessions import Connection, create_session
+from mcpbridge_adapters.sessions import Connection, create_session, in_new_session
 
 _HTTP = ("sse", "http", "streamable_http", "streamable-http")
 
@@ -110,16 +110,10 @@ def _checked(session: Any, tool: Tool, request: ToolCallRequest, mcp_callbacks: 
 
 
 async def _call_once(connection: Connection, tool: Tool, request: ToolCallRequest, mcp_callbacks: _MCPCallbacks) -> Any:
-    """One call on a new session, raised outside the session's block (where the mcp SDK
-    could otherwise swallow it as the connection closes)."""
-    failure: Exception | None = None
-    result: Any = None
-    async with create_session(connection, mcp_callbacks=mcp_callbacks) as session:
+    """One call on a new session."""
+
+    async def call(session: Any) -> Any:
         await session.initialize()
-        try:
-            result = await _checked(session, tool, request, mcp_callbacks)
-        except Exception as exc:
-            failure = exc
-    if failure is not None:
-        raise failure
-    return result
+        return await _checked(session, tool, request, mcp_callbacks)
+
+    return await in_new_session(create_session(connection, mcp_callbacks=mcp_callbacks), call)

@@ -10,7 +10,7 @@ from mcp import ClientSession
 from mcp.types import Implementation, InitializeResult, ServerCapabilities
 
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
-from mcpbridge_adapters.sessions import Connection, create_session
+from mcpbridge_adapters.sessions import Connection, create_session, in_new_session
 
 __all__ = ["ALREADY_INITIALIZED_ERROR", "LegacyInitializeResult", "load_mcp_server_info"]
 
@@ -87,15 +87,9 @@ async def load_mcp_server_info(
         raise ValueError("Either a session or a connection config must be provided")
     context = CallbackContext(server_name=server_name or "unknown")
     mcp_callbacks = callbacks.to_mcp_format(context=context) if callbacks is not None else _MCPCallbacks()
-    failure: Exception | None = None
-    result: Any = None
-    async with create_session(connection, mcp_callbacks=mcp_callbacks) as new_session:
-        try:
-            result = await new_session.initialize()
-        except Exception as exc:  # raised outside the block, where the SDK cannot swallow it
-            failure = exc
-    if failure is not None:
-        raise failure
+    result = await in_new_session(
+        create_session(connection, mcp_callbacks=mcp_callbacks), lambda session: session.initialize()
+    )
     if result is None:
         raise RuntimeError(
             f"The MCP initialize handshake with server '{server_name or '[unknown server]'}' produced no result "

@@ -8,11 +8,11 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
 import httpx2
 from mcp import ClientSession, StdioServerParameters
@@ -21,10 +21,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpbridge import note_env_value
+from mcpbridge_adapters.callbacks import _MCPCallbacks
 from mcpbridge_adapters.httpx_compat import Factory, adapt_auth, adapt_factory
-
-if TYPE_CHECKING:
-    from mcpbridge_adapters.callbacks import _MCPCallbacks
 
 __all__ = [
     "Connection",
@@ -38,6 +36,7 @@ __all__ = [
 
 logger = logging.getLogger("mcpbridge_adapters.sessions")
 _BRACED_VAR_RE = re.compile(r"\$\{([^}]+)\}")
+T = TypeVar("T")
 DEFAULT_HTTP_TIMEOUT = 5.0
 DEFAULT_SSE_READ_TIMEOUT = 60 * 5.0
 DEFAULT_STREAMABLE_HTTP_TIMEOUT = timedelta(seconds=30)
@@ -250,3 +249,21 @@ async def create_session(
         params["session_kwargs"] = kwargs
     async with creator(**params) as session:
         yield session
+
+
+async def in_new_session(
+    opening: AbstractAsyncContextManager[ClientSession], work: Callable[[ClientSession], Awaitable[T]]
+) -> T | None:
+    """`await work(session)` on the new session `opening` opens (`create_session(...)`), closed
+    after it; its error raised outside the session's block, where the mcp SDK could swallow it
+    as the connection closes. None when the session closed before `work` returned."""
+    failure: Exception | None = None
+    result: T | None = None
+    async with opening as session:
+        try:
+            result = await work(session)
+        except Exception as exc:
+            failure = exc
+    if failure is not None:
+        raise failure
+    return result
