@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcp.types import CallToolResult
+from pydantic import BaseModel
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
 
@@ -53,10 +54,12 @@ class LegacyCallToolResult(CallToolResult):
         self.structured_content = value
 
 
-def legacy(result: Any) -> Any:
-    """`result` with the mcp 1.x names, when it is a `CallToolResult`."""
-    if isinstance(result, CallToolResult) and not isinstance(result, LegacyCallToolResult):
-        return LegacyCallToolResult.model_construct(_fields_set=result.model_fields_set, **dict(result))
+def legacy(result: Any, named: type[BaseModel] = LegacyCallToolResult) -> Any:
+    """`result` with the mcp 1.x names as well (`named`: that of its class, by default a
+    `CallToolResult`'s), when it is of the class `named` extends."""
+    base: type[BaseModel] = named.__mro__[1]
+    if isinstance(result, base) and not isinstance(result, named):
+        return named.model_construct(_fields_set=result.model_fields_set, **dict(result))
     return result
 
 

@@ -10,6 +10,7 @@ from mcp import ClientSession
 from mcp.types import Implementation, InitializeResult, ServerCapabilities
 
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
+from mcpbridge_adapters.interceptors import legacy
 from mcpbridge_adapters.sessions import Connection, create_session, in_new_session
 
 __all__ = ["ALREADY_INITIALIZED_ERROR", "LegacyInitializeResult", "load_mcp_server_info"]
@@ -46,13 +47,6 @@ class LegacyInitializeResult(InitializeResult):
         return self.server_info.title
 
 
-def legacy_result(result: Any) -> Any:
-    """`result` with the mcp 1.x names, when it is an `InitializeResult`."""
-    if isinstance(result, InitializeResult) and not isinstance(result, LegacyInitializeResult):
-        return LegacyInitializeResult.model_construct(_fields_set=result.model_fields_set, **dict(result))
-    return result
-
-
 def session_result(session: ClientSession) -> LegacyInitializeResult:
     """What an open, initialized session learnt from its server."""
     return LegacyInitializeResult(
@@ -82,7 +76,7 @@ async def load_mcp_server_info(
     if session is not None:
         if _initialized(session):
             raise ValueError(ALREADY_INITIALIZED_ERROR)
-        return legacy_result(await session.initialize())
+        return legacy(await session.initialize(), LegacyInitializeResult)
     if connection is None:
         raise ValueError("Either a session or a connection config must be provided")
     context = CallbackContext(server_name=server_name or "unknown")
@@ -95,4 +89,4 @@ async def load_mcp_server_info(
             f"The MCP initialize handshake with server '{server_name or '[unknown server]'}' produced no result "
             "and raised no error; the session was closed by the transport."
         )
-    return legacy_result(result)
+    return legacy(result, LegacyInitializeResult)

@@ -102,9 +102,6 @@ class ClientServer:
     client: ClientBridge
     server_name: str
 
-    async def list_tools(self, *, params: PaginatedRequestParams | None = None) -> Any:
-        return await self._request("tools/list", lambda s: s.list_tools(params=params))
-
     async def list_resources(self, *, params: PaginatedRequestParams | None = None) -> Any:
         return await self._request("resources/list", lambda s: s.list_resources(params=params))
 
@@ -121,14 +118,14 @@ class ClientServer:
         return await self.client.bridge.request(self.server_name, what, send)
 
 
+@dataclass(frozen=True)
 class SharedSession:
     """What `client.session(name)` yields: the server's live, initialized mcp `ClientSession`
     (every attribute is that session's, shared by the client's tools), and the server it
-    belongs to (`server`), through which the loaders given it go."""
+    belongs to, through which the loaders given it go."""
 
-    def __init__(self, session: ClientSession, server: ClientServer) -> None:
-        self.session = session
-        self.server = server
+    session: ClientSession
+    server: ClientServer
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.session, name)
