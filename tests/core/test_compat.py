@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 import anyio
-import pluggy
 import pytest
 from jsonschema import Draft202012Validator
 from langgraph.checkpoint.memory import InMemorySaver
@@ -147,25 +146,6 @@ def test_langchain_core_callback_configure_hooks() -> None:
         for hook in _compat.configure_hooks:
             var, _inheritable, _handler, _env = hook
             assert hasattr(var, "get")
-
-
-def test_pluggy_calls_a_rebound_hook_implementation() -> None:
-    class Spec:
-        @pluggy.HookspecMarker("compat")
-        def answer(self) -> int: ...  # type: ignore[empty-body]
-
-    class Plugin:
-        @pluggy.HookimplMarker("compat")
-        def answer(self) -> int:
-            return 1
-
-    manager = pluggy.PluginManager("compat")
-    manager.add_hookspecs(Spec)
-    manager.register(Plugin())
-    (impl,) = manager.hook.answer.get_hookimpls()
-    with still_there("pluggy", "HookImpl.function"):
-        _compat.rebind_hookimpl(impl, lambda: 2)
-        assert manager.hook.answer() == [2]
 
 
 @dataclass(frozen=True, slots=True)

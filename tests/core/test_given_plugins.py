@@ -36,7 +36,7 @@ def only_elicitation(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def options(bridge: MCPBridge) -> dict[str, Any]:
-    return bridge.plugins.client_options("s", bridge.settings.servers["s"])
+    return bridge._host.client_options("s", bridge.settings.servers["s"])
 
 
 def test_star_loads_the_installed_plugins_next_to_the_objects(only_elicitation: None) -> None:

@@ -1,6 +1,7 @@
-"""Hooks go through pluggy's own `manager.hook`: its tracing shows them, `tryfirst` /
-`trylast` / `wrapper` mean what they mean in pluggy, an error names the plugin; each plugin
-keeps per-bridge state in `config.stash`; declared artifact types reach every hook."""
+"""Hooks go through pluggy as pluggy users know it: its implementations are the plugins' own
+functions (never rewritten), each plugin's is called by itself in chain order, pluggy's
+tracing shows the calls, an error names the plugin; every hook gets the bridge's `context`,
+where a plugin reads its own validated table and keeps per-bridge state in `stash`."""
 
 from __future__ import annotations
 
@@ -23,96 +24,95 @@ class Named(BaseModel):
 
 
 class Recorder:
-    """A plugin that records its hook calls in `heard`, shared by the plugins of a test."""
+    """A plugin that records its hook calls in `heard`, shared by the plugins of a test; each
+    declares a settings model of its own (a subclass of `Named`)."""
 
-    def __init__(self, name: str, heard: list[str], declared: Plugin | None = None) -> None:
+    def __init__(self, name: str, heard: list[str], position: int = 50) -> None:
         self.mcpbridge_name = name
-        self.mcpbridge_plugin = declared or Plugin(settings=Named)
+        self.model = type(f"{name.title()}Settings", (Named,), {})
+        self.mcpbridge_plugin = Plugin(settings=self.model, position=position)
         self.heard = heard
 
     @hookimpl
-    def mcpbridge_status(self, settings: Named) -> str:
-        self.heard.append(f"{self.mcpbridge_name}:{settings.name}")
-        return settings.name
+    def mcpbridge_status(self, context: BridgeContext) -> str:
+        name = context.settings_of(self.model).name
+        self.heard.append(f"{self.mcpbridge_name}:{name}")
+        return name
 
 
-class Eager(Recorder):
-    @hookimpl(tryfirst=True)
-    def mcpbridge_status(self, settings: Named) -> str:
-        return super().mcpbridge_status(settings)
+def host(*plugins: object, **tables: dict[str, Any]) -> PluginHost:
+    settings = build_settings({"servers": {}, "plugins": {"autoload": False, **tables}})
+    built = PluginHost(settings, list(plugins))
+    built.configure()
+    return built
 
 
-class Late(Recorder):
-    @hookimpl(trylast=True)
-    def mcpbridge_status(self, settings: Named) -> str:
-        return super().mcpbridge_status(settings)
-
-
-def bridge(*plugins: object, **tables: dict[str, Any]) -> MCPBridge:
-    return MCPBridge({"basic": basic.build()}, plugins=list(plugins), plugin_settings=tables)
-
-
-def test_hooks_run_in_chain_order_and_tryfirst_trylast_move_them() -> None:
+def test_hooks_run_in_chain_order_and_each_plugin_reads_its_own_table() -> None:
     heard: list[str] = []
     names = {name: {"name": name.upper()} for name in ("outer", "middle", "inner")}
-    plain = bridge(
-        Recorder("inner", heard, Plugin(settings=Named, position=90)),
-        Recorder("outer", heard, Plugin(settings=Named, position=10)),
-        Recorder("middle", heard),
-        **names,
-    )
-    assert plain.plugins.status() == {"outer": "OUTER", "middle": "MIDDLE", "inner": "INNER"}
-    assert heard == ["outer:OUTER", "middle:MIDDLE", "inner:INNER"]  # each got its own settings
+    plugins = Recorder("inner", heard, 90), Recorder("outer", heard, 10), Recorder("middle", heard)
+    assert host(*plugins, **names).status() == {"outer": "OUTER", "middle": "MIDDLE", "inner": "INNER"}
+    assert heard == ["outer:OUTER", "middle:MIDDLE", "inner:INNER"]
 
-    heard.clear()
-    moved = bridge(
-        Eager("inner", heard, Plugin(settings=Named, position=90)),
-        Late("outer", heard, Plugin(settings=Named, position=10)),
-        Recorder("middle", heard),
-        **names,
-    )
-    moved.plugins.status()
-    assert heard == ["inner:INNER", "middle:MIDDLE", "outer:OUTER"]
-    assert moved.chain[:3] == ("outer", "middle", "inner")  # the chain stays as declared
+
+def test_the_implementations_pluggy_calls_are_the_plugins_own_functions() -> None:
+    plugin = Recorder("plain", [])
+    [impl] = host(plugin).manager.hook.mcpbridge_status.get_hookimpls()
+    assert impl.function == plugin.mcpbridge_status
+    assert impl.argnames == ("context",)
+
+
+def test_settings_of_names_a_model_no_plugin_declares_and_refuses_one_declared_twice() -> None:
+    class Reads:
+        mcpbridge_name = "reads"
+
+        @hookimpl
+        def mcpbridge_status(self, context: BridgeContext) -> str:
+            return context.settings_of(Named).name
+
+    with pytest.raises(PluginError, match=r"no enabled plugin declares the settings model Named: declare it with"):
+        host(Reads()).status()
+
+    class Twin:
+        def __init__(self, name: str) -> None:
+            self.mcpbridge_name = name
+            self.mcpbridge_plugin = Plugin(settings=Named)
+
+    with pytest.raises(PluginError, match=r"plugins 'a' and 'b' both declare the settings model Named: each plugin"):
+        host(Twin("a"), Twin("b"))
 
 
 def test_pluggy_tracing_shows_the_hook_calls() -> None:
     lines: list[str] = []
-    host = PluginHost(build_settings({"plugins": {"autoload": False}}), [Recorder("traced", [])])
-    host.manager.trace.root.setwriter(lines.append)
-    host.manager.enable_tracing()
-    host.configure()
-    host.interceptors()
-    assert host.status() == {}  # the settings' name is empty: no line
+    traced = host(Recorder("traced", []))
+    traced.manager.trace.root.setwriter(lines.append)
+    traced.manager.enable_tracing()
+    traced.interceptors()
+    assert traced.status() == {}  # the settings' name is empty: no line
     trace = "".join(lines)
-    for hook in ("mcpbridge_check_settings", "mcpbridge_interceptors", "mcpbridge_status"):
+    for hook in ("mcpbridge_interceptors", "mcpbridge_status"):
         assert f"{hook} [hook]" in trace
+    assert "context: BridgeContext(" in trace
     assert "finish mcpbridge_status --> ['']" in trace
-    assert "<each plugin's own>" in trace  # what the call passes for `settings`
 
 
-def test_a_wrapper_runs_around_the_others_with_its_own_settings() -> None:
+def test_a_wrapper_runs_around_its_own_plugins_call() -> None:
     seen: list[Any] = []
 
     class Around:
         mcpbridge_name = "around"
-        mcpbridge_plugin = Plugin(settings=Named)
 
         @hookimpl(wrapper=True)
-        def mcpbridge_status(self, settings: Named) -> Generator[None, list[str], list[str]]:
-            seen.append(settings.name)
+        def mcpbridge_status(self, context: BridgeContext) -> Generator[None, list[str], list[str]]:
             answers = yield
             seen.append(list(answers))
             return answers
 
-    host = bridge(Around(), Recorder("plain", []), around={"name": "mine"}, plain={"name": "theirs"}).plugins
-    assert host.status() == {"plain": "theirs"}
-    assert seen == ["mine", ["theirs"]]
+    assert host(Around(), Recorder("plain", []), plain={"name": "theirs"}).status() == {"plain": "theirs"}
+    assert seen == [[]]  # called for its own plugin, not around the other's
 
 
-def test_an_error_names_the_plugin_and_a_wrapper_sees_it() -> None:
-    caught: list[BaseException] = []
-
+def test_an_error_names_the_plugin_and_the_hook() -> None:
     class Broken:
         mcpbridge_name = "broken"
 
@@ -120,21 +120,9 @@ def test_an_error_names_the_plugin_and_a_wrapper_sees_it() -> None:
         def mcpbridge_interceptors(self) -> list[Any]:
             raise ValueError("boom")
 
-    class Watching:
-        mcpbridge_name = "watching"
-
-        @hookimpl(wrapper=True)
-        def mcpbridge_interceptors(self) -> Generator[None, Any, Any]:
-            try:
-                return (yield)
-            except PluginError as exc:
-                caught.append(exc)
-                raise
-
-    with pytest.raises(PluginError, match="plugin 'broken' failed in mcpbridge_interceptors: ValueError: boom"):
-        bridge(Broken(), Watching())
-    [error] = caught
-    assert isinstance(error.__cause__, ValueError)
+    with pytest.raises(PluginError, match="plugin 'broken' failed in mcpbridge_interceptors: ValueError: boom") as info:
+        MCPBridge({}, plugins=[Broken()])
+    assert isinstance(info.value.__cause__, ValueError)
 
     class BrokenWrapper:
         mcpbridge_name = "broken_wrapper"
@@ -145,7 +133,16 @@ def test_an_error_names_the_plugin_and_a_wrapper_sees_it() -> None:
             yield  # a generator function, as pluggy requires of a wrapper
 
     with pytest.raises(PluginError, match="plugin 'broken_wrapper' failed in mcpbridge_interceptors: RuntimeError"):
-        bridge(BrokenWrapper())
+        MCPBridge({}, plugins=[BrokenWrapper()])
+
+
+def test_an_unhashable_plugin_is_refused_with_the_fix() -> None:
+    class Unhashable:
+        mcpbridge_name = "unhashable"
+        __hash__ = None  # type: ignore[assignment]
+
+    with pytest.raises(PluginError, match=r"plugin 'unhashable' is an unhashable Unhashable: give its class"):
+        MCPBridge({}, plugins=[Unhashable()])
 
 
 class Counter:
@@ -161,8 +158,8 @@ class Counting:
     mcpbridge_name = "counting"
 
     @hookimpl
-    def mcpbridge_interceptors(self, config: BridgeContext) -> list[Any]:
-        counter = config.stash.setdefault(COUNTER, Counter())
+    def mcpbridge_interceptors(self, context: BridgeContext) -> list[Any]:
+        counter = context.stash.setdefault(COUNTER, Counter())
 
         async def count(request: Any, handler: Any) -> Any:
             counter.calls += 1
@@ -171,28 +168,28 @@ class Counting:
         return [count]
 
     @hookimpl
-    def mcpbridge_status(self, config: BridgeContext) -> str:
-        return f"{config.stash[COUNTER].calls} calls"
+    def mcpbridge_status(self, context: BridgeContext) -> str:
+        return f"{context.stash[COUNTER].calls} calls"
 
 
 async def test_two_bridges_keep_separate_state_and_it_dies_with_the_bridge() -> None:
     plugin = Counting()  # one plugin object, two bridges
-    first, second = bridge(plugin), bridge(plugin)
+    first = MCPBridge({"basic": basic.build()}, plugins=[plugin])
+    second = MCPBridge({"basic": basic.build()}, plugins=[plugin])
     async with first:
         await first.call_tool("basic", "echo", {"text": "a"})
         await first.call_tool("basic", "echo", {"text": "b"})
     async with second:
         await second.call_tool("basic", "echo", {"text": "c"})
-    assert (first.plugins.status(), second.plugins.status()) == ({"counting": "2 calls"}, {"counting": "1 calls"})
-    assert first.plugins.config.stash[COUNTER] is not second.plugins.config.stash[COUNTER]
-    kept = weakref.ref(first.plugins.config.stash[COUNTER])
+    assert (first.context.stash[COUNTER].calls, second.context.stash[COUNTER].calls) == (2, 1)
+    kept = weakref.ref(first.context.stash[COUNTER])
     del first
     gc.collect()
     assert kept() is None
 
 
 def test_a_stash_is_typed_by_its_keys() -> None:
-    stash = MCPBridge({}, plugins=[]).plugins.config.stash
+    stash = MCPBridge({}, plugins=[]).context.stash
     other = StashKey[Counter]()
     assert COUNTER not in stash
     assert stash.get(COUNTER, None) is None
@@ -212,15 +209,15 @@ def test_declared_artifact_types_reach_every_hook() -> None:
         mcpbridge_name = "reader"
 
         @hookimpl
-        def mcpbridge_check_settings(self, config: BridgeContext) -> None:
-            seen.append(config.artifact_types)
+        def mcpbridge_check_settings(self, context: BridgeContext) -> None:
+            seen.append(context.artifact_types)
 
     class Adds:
         def __init__(self, name: str, *artifacts: str) -> None:
             self.mcpbridge_name = name
             self.mcpbridge_plugin = Plugin(artifacts=artifacts)
 
-    bridge(Reader(), Adds("a", "a_note"), Adds("b", "b_note", "a_note"))
+    MCPBridge({}, plugins=[Reader(), Adds("a", "a_note"), Adds("b", "b_note", "a_note")])
     assert seen == [frozenset({"a_note", "b_note"})]
 
 
@@ -236,6 +233,6 @@ async def test_teardown_awaits_innermost_first() -> None:
         async def mcpbridge_teardown(self) -> None:
             closed.append(self.mcpbridge_name)
 
-    async with bridge(Closing("outer", 10), Closing("inner", 90)):
+    async with MCPBridge({}, plugins=[Closing("outer", 10), Closing("inner", 90)]):
         pass
     assert closed == ["inner", "outer"]

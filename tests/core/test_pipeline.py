@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -154,22 +154,26 @@ async def test_plugins_release_what_they_hold_when_the_bridge_closes() -> None:
             return await handler(request)
 
     class Holding:
+        """A plugin object made per bridge keeps what it must release."""
+
         mcpbridge_name = "holding"
+
+        def __init__(self) -> None:
+            self.holder = Holder()
 
         @hookimpl
         def mcpbridge_interceptors(self) -> list[Any]:
-            return [Holder()]
+            return [self.holder]
 
         @hookimpl
-        def mcpbridge_teardown(self, interceptors: Sequence[Holder]) -> Awaitable[None]:
+        def mcpbridge_teardown(self) -> Awaitable[None]:
             async def close() -> None:
-                for holder in interceptors:
-                    holder.closed += 1
+                self.holder.closed += 1
 
             return close()
 
     bridge = MCPBridge({"basic": basic.build()}, plugins=[Holding()])
-    [holder] = bridge.interceptors
+    [holder, _claiming] = bridge.interceptors
     assert isinstance(holder, Holder)
     for _ in range(2):  # closed each time; usable again after reopening
         async with bridge:

@@ -15,6 +15,7 @@ from mcp.types import Tool, ToolAnnotations
 from pydantic import BaseModel, ConfigDict
 
 from mcpbridge import (
+    BridgeContext,
     CannotPauseError,
     ConfigError,
     InvalidHeader,
@@ -62,17 +63,17 @@ class Counting:
         self.seen: list[Any] = []
 
     @hookimpl
-    def mcpbridge_check_settings(self, settings: Settings) -> None:
-        self.seen.append(settings)
+    def mcpbridge_check_settings(self, context: BridgeContext) -> None:
+        self.seen.append(context.settings_of(Settings))
 
     @hookimpl
-    def mcpbridge_interceptors(self, settings: Settings) -> list[Any]:
-        self.seen.append(settings)
+    def mcpbridge_interceptors(self, context: BridgeContext) -> list[Any]:
+        self.seen.append(context.settings_of(Settings))
         return []
 
     @hookimpl
-    def mcpbridge_client_options(self, server_name: str, settings: Settings) -> None:
-        self.seen.append(settings)
+    def mcpbridge_client_options(self, server_name: str, context: BridgeContext) -> None:
+        self.seen.append(context.settings_of(Settings))
 
 
 def test_settings_are_validated_once_and_handed_to_every_hook_typed() -> None:
@@ -229,13 +230,17 @@ def test_hook_and_interceptor_calls_are_traced_in_the_order_they_run(tmp_path: A
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("mcpbridge ")]
-    assert lines[0] == "mcpbridge hook: #0 outer.mcpbridge_interceptors"
-    assert lines[1:] == [
+    assert lines[:2] == [
+        "mcpbridge hook: #0 outer.mcpbridge_interceptors",
+        "mcpbridge hook: #1 claiming.mcpbridge_interceptors",
+    ]
+    assert lines[2:-1] == [
         "mcpbridge call: -> Outer.mcpbridge_interceptors.<locals>.outer (basic/echo)",
         "mcpbridge call: -> claiming (basic/echo)",
         "mcpbridge call: <- claiming returned CallToolResult",
         "mcpbridge call: <- Outer.mcpbridge_interceptors.<locals>.outer returned CallToolResult",
     ]
+    assert lines[-1] == "mcpbridge hook: #1 claiming.mcpbridge_teardown"
 
 
 def test_one_error_tree() -> None:

@@ -93,8 +93,8 @@ async def test_example_plugin_is_discovered_and_runs(installed: Path) -> None:
         RuntimeWarning, match=r"plugin 'broken' \(distribution mcpbridge-broken\) failed to load: ModuleNotFoundError"
     ):
         bridge = MCPBridge({"basic": secret_server()}, settings=build_settings({"plugins": {"disabled": OTHERS}}))
-    assert bridge.plugins.infos["redact"].distribution == "mcpbridge-redact"
-    assert bridge.plugins.infos["broken"].enabled is False
+    assert bridge._host.infos["redact"].distribution == "mcpbridge-redact"
+    assert bridge._host.infos["broken"].enabled is False
     async with bridge:
         leak = {t.name: t for t in await bridge.list_tools()}["leak"]
         assert (await leak.ainvoke({}))[0]["text"] == "key is [REDACTED] ok"
@@ -153,7 +153,7 @@ class Tracer:
             self.mcpbridge_plugin = declared
 
     @hookimpl
-    def mcpbridge_interceptors(self, config: BridgeContext) -> list[Any]:
+    def mcpbridge_interceptors(self, context: BridgeContext) -> list[Any]:
         async def interceptor(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
             self.trace.append(self.mcpbridge_name)
             return await handler(request)
@@ -187,7 +187,7 @@ async def test_default_order_direct_interceptors_and_order_override() -> None:
         plugin_settings={},
         settings=build_settings({"plugins": {"order": ["interceptors", "zeta"]}}),
     )
-    assert reordered.plugins.order == ["interceptors", "zeta", "outer", "alpha", "wrapped", "inner"]
+    assert reordered.chain == ("interceptors", "zeta", "outer", "alpha", "wrapped", "inner", "claiming")
 
 
 def test_hook_typos_and_bad_returns_are_named() -> None:

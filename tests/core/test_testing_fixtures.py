@@ -19,7 +19,7 @@ class GreetingPlugin:
     mcpbridge_name = "greeting"
 
     @hookimpl
-    def mcpbridge_interceptors(self, config: BridgeContext) -> list[Any]:
+    def mcpbridge_interceptors(self, context: BridgeContext) -> list[Any]:
         async def add_name(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
             return await handler(request.override(args={**request.args, "name": request.runtime.context["name"]}))
 

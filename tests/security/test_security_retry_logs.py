@@ -12,7 +12,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from mcpbridge_retry.names import EVENT
+from mcpbridge_retry import EVENT
 
 from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
 from mcpbridge._base.config import build_settings

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 
 import pytest
-from mcpbridge_claims import PostgresClaims, RedisClaims, Settings
+from mcpbridge_claims import ClaimsSettings, PostgresClaims, RedisClaims
 
 from mcpbridge import ConfigError, MCPBridge
 from tests.helpers import service_url
@@ -97,11 +97,11 @@ def test_the_plugin_provides_a_store_only_with_a_url() -> None:
     assert isinstance(claims_bridge(url="redis://r/0").claims, RedisClaims)
     unset = MCPBridge({}, plugins=["claims"])
     assert not isinstance(unset.claims, PostgresClaims | RedisClaims)
-    assert unset.plugins.status() == {
+    assert unset._host.status() == {
         "claims": "shares no claims: no `url` (each worker claims resumed calls in its own process)"
     }
     with_password = claims_bridge(url="postgresql://app:s3cret@db.internal:5433/app", ttl=60)
-    assert with_password.plugins.status() == {
+    assert with_password._host.status() == {
         "claims": "claims resumed calls in PostgreSQL at db.internal:5433/app (kept 60 s)"
     }
-    assert Settings(url="postgres://db/app").url == "postgres://db/app"
+    assert ClaimsSettings(url="postgres://db/app").url == "postgres://db/app"

@@ -50,12 +50,13 @@ from ._base.tool_errors import (
 )
 from ._compat import tools_stream_writer as tools_stream_writer
 from ._facade.bridge import MCPBridge as MCPBridge
+from ._platform.builtins import DIRECT as DIRECT
 from ._platform.context import (
     BridgeContext as BridgeContext,
     Stash as Stash,
     StashKey as StashKey,
 )
-from ._platform.declaration import Plugin as Plugin
+from ._platform.declaration import Plugin as Plugin, PluginInfo as PluginInfo
 from ._platform.hookspecs import (
     AddCommand as AddCommand,
     BridgeObserver as BridgeObserver,
@@ -66,7 +67,6 @@ from ._platform.installed import (
     InstalledPlugins as InstalledPlugins,
     installed_plugins as installed_plugins,
 )
-from ._platform.plugins import PluginInfo as PluginInfo
 from ._session.listing import ServerInfo as ServerInfo
 from ._session.loops import on_caller_loop as on_caller_loop
 from ._toolkit.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
     from mcp.os.win32.utilities import ServerProcess
     from mcp.types import ListToolsResult
-    from pluggy import HookImpl
     from pydantic import BaseModel
 
 M = TypeVar("M", bound="BaseModel")
@@ -155,16 +154,6 @@ configure_hooks: list[Any] | None
 callback `configure` adds from context (`collect_runs`, usage callbacks), so a tool run can
 tell that nobody listens without configuring a manager (tens of µs). None when a LangChain
 keeps them elsewhere: then the callbacks are always configured, only slower."""
-
-
-# -- pluggy ---------------------------------------------------------------------------
-
-
-def rebind_hookimpl(impl: HookImpl, function: Callable[..., Any]) -> None:
-    """Makes pluggy call `function` for `impl`. pluggy passes every implementation of a hook
-    the same arguments, and ours differ per plugin (its own `settings`); `HookImpl.function`
-    is a plain slot that pluggy annotates `Final` for its own code, so it is set past that."""
-    object.__setattr__(impl, "function", function)
 
 
 # -- pydantic, and frozen dataclasses: an instance's state, written past its guards --------

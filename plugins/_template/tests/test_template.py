@@ -26,6 +26,8 @@ async def test_prefixes_the_selected_tools(mcp_server: Any, mcpbridge_factory: A
         quiet = await tools["whisper"].ainvoke(tool_call(tools["whisper"], {"text": "HI"}))
     assert loud.content[0]["text"] == "> HI"
     assert quiet.content[0]["text"] == "hi"
+    assert "template" in tools["shout"].chain
+    assert "template" not in tools["whisper"].chain  # its calls never pass through the plugin
 
 
 async def test_the_result_is_a_new_one_and_the_inner_layers_keep_theirs(

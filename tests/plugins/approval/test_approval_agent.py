@@ -248,7 +248,7 @@ async def test_allowed_decisions_limit_what_a_person_may_answer() -> None:
 
 async def test_found_through_its_entry_point() -> None:
     async with MCPBridge({"files": approval_servers.build()}, plugins=["approval"]) as bridge:
-        assert bridge.plugins.enabled == ["approval"]
+        assert bridge.chain == ("approval", "claiming")
         run = agent(await bridge.list_tools(), ("delete_file", {"path": "x"}))
         result = await run.ainvoke({"messages": [("user", "go")]}, CONFIG)
         assert result["__interrupt__"][0].value["type"] == "mcp_approval"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings, strategies as st
 from mcp.types import Tool, ToolAnnotations
-from mcpbridge_approval import Settings, needs_approval
+from mcpbridge_approval import ApprovalSettings, needs_approval
 from mcpbridge_approval.arguments import Verdict, compile_glob, glob_verdict
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
@@ -19,13 +19,13 @@ DESTRUCTIVE = Tool(
 )
 READ_ONLY = Tool(name="read_file", input_schema={"type": "object"}, annotations=ToolAnnotations(read_only_hint=True))
 
-WAIVE_TMP = Settings.model_validate(
+WAIVE_TMP = ApprovalSettings.model_validate(
     {"rules": [{"tool": "delete_file", "approval": "waive", "when": [{"argument": "path", "glob": "/tmp/*"}]}]}
 )
-REQUIRE_BIG = Settings.model_validate(
+REQUIRE_BIG = ApprovalSettings.model_validate(
     {"rules": [{"tool": "transfer", "approval": "require", "when": [{"argument": "amount", "above": 100}]}]}
 )
-WAIVE_SMALL = Settings.model_validate(
+WAIVE_SMALL = ApprovalSettings.model_validate(
     {"rules": [{"tool": "transfer", "approval": "waive", "when": [{"argument": "amount", "below": 10}]}]}
 )
 TRANSFER = Tool(name="transfer", input_schema={"type": "object"}, annotations=ToolAnnotations(destructive_hint=False))
@@ -69,7 +69,7 @@ def test_the_documented_tmp_rule_still_waives_inside_tmp(path: str) -> None:
 
 
 def test_double_star_matches_any_depth_but_never_dot_dot() -> None:
-    deep = Settings.model_validate(
+    deep = ApprovalSettings.model_validate(
         {"rules": [{"tool": "delete_file", "approval": "waive", "when": [{"argument": "path", "glob": "/tmp/**"}]}]}
     )
     assert not needs_approval(deep, request(DESTRUCTIVE, path="/tmp/a/b/c"))
@@ -83,7 +83,7 @@ def test_a_non_string_for_a_path_rule_needs_approval(value: Any) -> None:
 
 
 def test_a_suspect_path_requires_approval_even_for_a_read_only_tool() -> None:
-    any_tool = Settings.model_validate(
+    any_tool = ApprovalSettings.model_validate(
         {"rules": [{"approval": "waive", "when": [{"argument": "path", "glob": "/srv/public/**"}]}]}
     )
     assert needs_approval(any_tool, request(READ_ONLY, path="/srv/public/../../etc/shadow"))
@@ -136,7 +136,7 @@ def _lexically_inside(path: str, directory: str) -> bool:
 def test_random_path_tricks_never_waive_outside_the_globs_directory(directory: str, tail: str, path: str) -> None:
     glob = posixpath.join(directory, tail)
     rules = {"rules": [{"tool": "delete_file", "approval": "waive", "when": [{"argument": "path", "glob": glob}]}]}
-    waived = not needs_approval(Settings.model_validate(rules), request(DESTRUCTIVE, path=path))
+    waived = not needs_approval(ApprovalSettings.model_validate(rules), request(DESTRUCTIVE, path=path))
     if waived:
         assert ".." not in path.replace("\\", "/").split("/")
         assert "\x00" not in path
@@ -158,7 +158,7 @@ def test_number_rules_never_waive_what_they_cannot_compare(value: Any, bound: in
     for test in ("above", "below"):
         for approval in ("require", "waive"):
             rules = {"rules": [{"tool": "transfer", "approval": approval, "when": [{"argument": "n", test: bound}]}]}
-            needed = needs_approval(Settings.model_validate(rules), request(TRANSFER, n=value))
+            needed = needs_approval(ApprovalSettings.model_validate(rules), request(TRANSFER, n=value))
             comparable = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
             if not comparable:
                 assert needed, (test, approval, value)

@@ -8,7 +8,7 @@ from typing import Any
 import mcpbridge_approval
 import pytest
 from mcp.types import Tool, ToolAnnotations
-from mcpbridge_approval import Settings, needs_approval
+from mcpbridge_approval import ApprovalSettings, needs_approval
 
 from mcpbridge import ConfigError, MCPBridge, ToolCallRequest
 
@@ -28,19 +28,19 @@ def call(tools: dict[str, Tool], name: str, server: str = "files", **args: Any) 
 
 
 async def test_annotations_decide_by_default(server_tools: dict[str, Tool]) -> None:
-    settings = Settings()
+    settings = ApprovalSettings()
     assert needs_approval(settings, call(server_tools, "delete_file", path="x"))
     assert not needs_approval(settings, call(server_tools, "read_file", path="x"))
     assert not needs_approval(settings, call(server_tools, "transfer", amount=1, to="bob"))
     assert not needs_approval(settings, call(server_tools, "touch", path="x"))
-    assert needs_approval(Settings(require_unannotated=True), call(server_tools, "touch", path="x"))
+    assert needs_approval(ApprovalSettings(require_unannotated=True), call(server_tools, "touch", path="x"))
 
 
 def test_a_hint_left_out_takes_the_mcp_default() -> None:
     def gated(annotations: ToolAnnotations, require_unannotated: bool = False) -> bool:
         tool = Tool(name="t", input_schema={"type": "object"}, annotations=annotations)
         request = ToolCallRequest(name="t", args={}, server_name="files", tool=tool)
-        return needs_approval(Settings(require_unannotated=require_unannotated), request)
+        return needs_approval(ApprovalSettings(require_unannotated=require_unannotated), request)
 
     assert gated(ToolAnnotations(read_only_hint=False))  # not read-only: destructive unless it says otherwise
     assert gated(ToolAnnotations(read_only_hint=True, destructive_hint=True))  # a contradiction: the unsafe side
@@ -50,7 +50,7 @@ def test_a_hint_left_out_takes_the_mcp_default() -> None:
 
 
 async def test_rules_require_or_waive_by_server_tool_and_arguments(server_tools: dict[str, Tool]) -> None:
-    settings = Settings.model_validate(
+    settings = ApprovalSettings.model_validate(
         {
             "rules": [
                 {
@@ -79,7 +79,7 @@ async def test_rules_require_or_waive_by_server_tool_and_arguments(server_tools:
 async def test_a_regex_takes_linear_time_on_the_models_text(server_tools: dict[str, Tool]) -> None:
     """The model writes the value: a pattern that backtracks exponentially on Python's `re`
     (2^60 steps here) answers at once on RE2, and a lone surrogate in the value is text too."""
-    settings = Settings.model_validate(
+    settings = ApprovalSettings.model_validate(
         {"rules": [{"tool": "transfer", "approval": "require", "when": [{"argument": "to", "regex": "^(a+)+$"}]}]}
     )
     started = time.perf_counter()
@@ -95,14 +95,14 @@ async def test_predicate_is_asked_first_and_may_defer(server_tools: dict[str, To
             return True
         return False if request.args.get("path") == "junk" else None
 
-    settings = Settings(predicate=predicate)
+    settings = ApprovalSettings(predicate=predicate)
     assert needs_approval(settings, call(server_tools, "read_file", path="vip"))
     assert not needs_approval(settings, call(server_tools, "delete_file", path="junk"))
     assert needs_approval(settings, call(server_tools, "delete_file", path="other"))
 
 
 async def test_predicate_from_an_import_string(server_tools: dict[str, Tool]) -> None:
-    settings = Settings.model_validate({"predicate": "operator:not_"})  # a request is truthy: not_ waives all
+    settings = ApprovalSettings.model_validate({"predicate": "operator:not_"})  # a request is truthy: not_ waives all
     assert not needs_approval(settings, call(server_tools, "delete_file", path="x"))
 
 

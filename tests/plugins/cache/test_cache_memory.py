@@ -342,7 +342,7 @@ async def test_the_cache_is_innermost_by_default(server: Any, calls: Counter[str
             settings=settings,
             plugin_settings={"cache": {"rules": READS}},
         ) as bridge:
-            assert bridge.plugins.order[-2:] == ["interceptors", "cache"]
+            assert bridge.chain[-3:] == ("interceptors", "cache", "claiming")
             hits = []
             for tenant in ("a", "a", "b", "b"):
                 message = await call(bridge, "lookup", {"q": "x"}, runtime=make_runtime({"tenant": tenant}))

@@ -63,7 +63,8 @@ async def test_the_plugin_adds_one_layer_to_a_tools_chain() -> None:
     """The lifecycle interceptor writes the `tools` channel's `tool-error` itself: no second
     interceptor on every call."""
     async with MCPBridge({"demo": build_server()}, plugins=[mcpbridge_events]) as bridge:
-        assert [type(interceptor) for interceptor in bridge.interceptors] == [LifecycleEvents]
+        assert bridge.chain == ("events", "claiming")
+        assert isinstance(bridge.interceptors[0], LifecycleEvents)
 
 
 async def test_without_the_tools_stream_an_mcp_error_stays_a_result() -> None:

@@ -63,7 +63,7 @@ async def test_found_through_its_entry_point(crm: RecordingServer) -> None:
         plugins=["headers"],
         plugin_settings={"headers": {"servers": {"crm": {"x-user-id": "context.user_id"}}}},
     )
-    assert bridge.plugins.enabled == ["headers"]
+    assert bridge.chain == ("headers", "claiming")
     async with bridge:
         [whoami] = [t for t in await bridge.list_tools() if t.name == "whoami"]
         message = await whoami.ainvoke(make_tool_call(whoami, {}, runtime=make_runtime({"user_id": "ep"})))

@@ -88,7 +88,7 @@ def test_bad_settings_name_the_key(settings: dict[str, Any], message: str) -> No
 
 def test_its_declared_position_puts_it_inside_events() -> None:
     bridge = MCPBridge({"calc": {"server": build_server()}}, plugins=[mcpbridge_otel, mcpbridge_events])
-    assert bridge.plugins.enabled == ["events", "otel"]
+    assert bridge.chain == ("events", "otel", "claiming")
 
 
 def test_names_match_the_semantic_conventions_package() -> None:

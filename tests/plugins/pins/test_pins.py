@@ -20,7 +20,7 @@ from hypothesis import given, strategies as st
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from mcp.types import Tool, ToolAnnotations
-from mcpbridge_approval import Settings as ApprovalSettings, needs_approval
+from mcpbridge_approval import ApprovalSettings, needs_approval
 from mcpbridge_cache import CacheSettings, Policy as CachePolicy
 from mcpbridge_cli import main as cli
 from mcpbridge_pins.cautious import annotated_as, most_cautious

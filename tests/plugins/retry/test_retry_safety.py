@@ -72,7 +72,7 @@ async def test_disabled_for_one_tool_and_found_through_its_entry_point() -> None
     bridge = MCPBridge(
         {"reports": {"server": flaky.server, "timeout": 0.2}}, plugins=["retry"], plugin_settings=settings
     )
-    assert bridge.plugins.enabled == ["retry"]
+    assert bridge.chain == ("retry", "claiming")
     async with bridge:
         [read] = [t for t in await bridge.list_tools() if t.name == "read_report"]
         message = await read.ainvoke(make_tool_call(read, {"name": "x"}))
@@ -92,7 +92,7 @@ def test_every_matching_rule_applies_in_order_by_mcp_tool_name() -> None:
         ],
     }
     bridge = retry_bridge(settings)
-    [interceptor] = bridge.interceptors
+    [interceptor, _claiming] = bridge.interceptors
     assert isinstance(interceptor, mcpbridge_retry.RetryInterceptor)
     create = interceptor.policy("crm", "create")
     other = interceptor.policy("crm", "read")

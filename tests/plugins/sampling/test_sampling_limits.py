@@ -46,13 +46,35 @@ async def test_a_server_not_listed_is_not_offered_sampling(mode: str, recorder: 
 async def test_a_server_not_listed_that_asks_anyway_is_refused(recorder: RecordingChatModel) -> None:
     message = await call("modern", "brainstorm", {"rounds": 1}, model=recorder, servers=["other"])
     assert message.status == "error"
-    assert "server 'notes' may not: add it to `servers` in [plugins.sampling]" in text(message)
+    assert "no plugin answered sampling" in text(message)
+    assert "set `model` and list the server in `servers` of [plugins.sampling]" in text(message)
     assert recorder.calls == []
 
 
 async def test_without_a_model_nothing_is_answered(recorder: RecordingChatModel) -> None:
     message = await call("modern", "brainstorm", {"rounds": 1}, all_servers=True)
-    assert "no model answers it: set `model` in [plugins.sampling]" in text(message)
+    assert "no plugin answered sampling" in text(message)
+    assert "set `model` and list the server in `servers` of [plugins.sampling]" in text(message)
+
+
+@pytest.mark.parametrize(
+    ("settings", "on_the_path"),
+    [
+        ({}, False),
+        ({"all_servers": True}, False),  # no model
+        ({"model": "recorder", "servers": ["other"]}, False),
+        ({"model": "recorder", "servers": ["notes"]}, True),
+    ],
+)
+async def test_the_layer_is_on_a_tools_path_only_when_a_model_answers_its_server(
+    settings: dict[str, Any], on_the_path: bool, recorder: RecordingChatModel
+) -> None:
+    settings = {key: recorder if value == "recorder" else value for key, value in settings.items()}
+    servers = {"notes": {"server": sampling_server.build()}, "other": {"server": sampling_server.build()}}
+    async with MCPBridge(servers, plugins=[mcpbridge_sampling], plugin_settings={"sampling": settings}) as bridge:
+        tools = await bridge.list_tools(servers=["notes"])
+    assert bridge.chain == ("sampling", "claiming")
+    assert {("sampling" in tool.chain) for tool in tools} == {on_the_path}
 
 
 async def test_requests_per_call_are_bounded(recorder: RecordingChatModel) -> None:

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from mcp.types import CreateMessageRequestParams, SamplingMessage, TextContent, Tool
 from mcpbridge_sampling.convert import Unsupported, to_messages, to_result
 
-from mcpbridge import MCPBridge
+from mcpbridge import BridgeContext, MCPBridge, Settings
 from tests.servers import sampling_server
 
 from .recording import RecordingChatModel
@@ -62,9 +62,10 @@ def test_sampling_with_tools_is_not_answered() -> None:
 
 
 def test_status_says_what_is_answered() -> None:
-    unset = mcpbridge_sampling.Settings()
-    assert (
-        mcpbridge_sampling.mcpbridge_status(unset) == "answers no sampling request: set `model` in [plugins.sampling]"
-    )
-    on = mcpbridge_sampling.Settings(model=RecordingChatModel(), servers=["a", "b"], review="always")
-    assert mcpbridge_sampling.mcpbridge_status(on) == "answers sampling for a, b (max_tokens 1024, review always)"
+    def status(table: mcpbridge_sampling.SamplingSettings) -> str:
+        return mcpbridge_sampling.mcpbridge_status(BridgeContext(Settings(), tables={type(table): table}))
+
+    unset = mcpbridge_sampling.SamplingSettings()
+    assert status(unset) == "answers no sampling request: set `model` in [plugins.sampling]"
+    on = mcpbridge_sampling.SamplingSettings(model=RecordingChatModel(), servers=["a", "b"], review="always")
+    assert status(on) == "answers sampling for a, b (max_tokens 1024, review always)"

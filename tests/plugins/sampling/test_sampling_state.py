@@ -22,7 +22,7 @@ def build() -> MCPBridge:
 
 def test_each_bridge_has_one_sampler_that_dies_with_it() -> None:
     first, second = build(), build()
-    samplers = [bridge.plugins.config.stash[mcpbridge_sampling.SAMPLER] for bridge in (first, second)]
+    samplers = [bridge.context.stash[mcpbridge_sampling.SAMPLER] for bridge in (first, second)]
     assert samplers[0] is not samplers[1]
     for bridge, sampler in zip((first, second), samplers, strict=True):
         [interceptor] = [i for i in bridge.interceptors if isinstance(i, SamplingInterceptor)]

@@ -25,7 +25,7 @@ from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.listing import ServerInfo, server_info
 from mcpbridge._session.loops import HomeLoop, paced
-from mcpbridge._toolkit.claims import CLAIMING, LOCAL_CLAIMS, ClaimStore, claiming
+from mcpbridge._toolkit.claims import ClaimStore
 from mcpbridge._tools.outputs import OutputChecks
 from mcpbridge._tools.schemas import listed_schema
 from mcpbridge._tools.tool import Definition, MCPTool, Relisting, ToolBinding
@@ -66,21 +66,21 @@ class MCPBridge:
             plugin_settings=plugin_settings,
         )
         install_log_redaction(self.settings.secret_values())
-        self.plugins = PluginHost(self.settings, plugins, direct=bool(interceptors))
-        self.plugins.configure()
-        self._interceptors = tuple(self.plugins.interceptors(interceptors))
-        self.claims: ClaimStore = self.plugins.claim_store() or LOCAL_CLAIMS
-        """Where resumed calls are claimed, so that one worker runs each (the `"claiming"` layer)."""
+        self._host = PluginHost(self.settings, plugins, interceptors)
+        self._host.configure()
+        self.claims: ClaimStore = self._host.claim_store()
+        """Where resumed calls are claimed, so that one worker runs each (the claiming layer)."""
+        self._interceptors = tuple(self._host.interceptors())
         self._schema_bounds = self.settings.schema_bounds()
         self._connections = {
             name: Connection(
                 name,
                 server,
                 timeout=self.settings.server_timeout(name),
-                client_options=self.plugins.client_options(name, server),
+                client_options=self._host.client_options(name, server),
                 max_result_bytes=self.settings.server_max_result_bytes(name),
                 max_argument_bytes=self.settings.server_max_argument_bytes(name),
-                unanswered=self.plugins.unanswered,
+                unanswered=self._host.unanswered,
                 check_output=OutputChecks(name, self._schema_bounds, self.settings.max_argument_depth),
             )
             for name, server in self.settings.servers.items()
@@ -91,31 +91,32 @@ class MCPBridge:
         (None: left out, its input schema over the bounds); no other is kept."""
         self._relistings = {name: self._relisting(name, c) for name, c in self._connections.items()}
         self._handlers: dict[tuple[str, Layering], ToolCallHandler] = {}
-        self._layers = ToolLayers(self.plugins.contributed, self.plugins.order)
-        self._unanswered = self.plugins.unanswered  # one bound method for every tool
-        self.plugins.observe()
-        self._reviews = self.plugins.tool_reviews()
+        self._layers = ToolLayers(self._host.contributed, self._host.order)
+        self._unanswered = self._host.unanswered  # one bound method for every tool
+        self._host.observe()
+        self._reviews = self._host.tool_reviews()
         self._names = ToolNames(tuple(self._connections), prefix=self.settings.tool_name_prefix)
 
     @property
     def interceptors(self) -> tuple[ToolCallInterceptor, ...]:
-        """The interceptor chain, outermost first; fixed when the bridge is built."""
+        """The interceptor chain, outermost first, the core's claiming layer last; fixed when
+        the bridge is built."""
         return self._interceptors
 
     @property
     def context(self) -> BridgeContext:
-        """What this bridge's plugins get as `config`: its `stash` holds their state, for a
-        plugin's own functions that take the bridge."""
-        return self.plugins.config
+        """What this bridge's hooks get as `context`: its `stash` holds the plugins' state and
+        `settings_of(model)` their tables, for a plugin's own functions that take the bridge."""
+        return self._host.context
 
     @property
     def chain(self) -> tuple[str, ...]:
         """Every layer a call may pass through, outermost first, as `mcpbridge plugins` shows
-        them: the enabled plugins' names in chain order (`"interceptors"` for
+        them: the enabled plugins' names in chain order (`DIRECT`, `"interceptors"`, for
         `MCPBridge(interceptors=...)`), then the core's own `"claiming"` layer, innermost (a
         call resumed from an interrupt claims its execution there, once, before it is sent).
         One tool's calls pass only the layers with work for it: `tool.chain`."""
-        return (*self.plugins.config.chain, CLAIMING)
+        return self._host.context.chain
 
     @property
     def servers(self) -> tuple[str, ...]:
@@ -161,8 +162,7 @@ class MCPBridge:
 
     async def _close_all(self) -> None:
         await asyncio.gather(*(c.aclose() for c in self._connections.values()))
-        await self.claims.aclose()
-        await self.plugins.teardown()
+        await self._host.teardown()
 
     # -- tools ---------------------------------------------------------------------
 
@@ -252,7 +252,7 @@ class MCPBridge:
 
     def _connection(self, server: str) -> Connection:
         if (connection := self._connections.get(server)) is None:
-            raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(self.servers) or 'none'}")
+            raise ConfigError.unknown_server(server, self.servers)
         return connection
 
     def _tool(self, server: str, mcp_tool: Tool) -> MCPTool | None:
@@ -298,10 +298,10 @@ class MCPBridge:
         )
 
     def _handler(self, server: str, layering: Layering) -> ToolCallHandler:
-        """`layering`'s interceptors and the claiming layer around `server`'s session, composed
-        once for every tool of that server whose chain they are."""
+        """`layering`'s interceptors around `server`'s session, composed once for every tool of
+        that server whose chain they are."""
         key = (server, layering)
         if (handler := self._handlers.get(key)) is None:
             terminal = self._connections[server].call_tool
-            handler = self._handlers[key] = compose((*layering.interceptors, claiming(self.claims)), terminal)
+            handler = self._handlers[key] = compose(layering.interceptors, terminal)
         return handler

@@ -1,3 +1,2 @@
-"""The plugin platform: the plugin host (pluggy), the hooks, plugin declarations and chain
-ordering, and the toolkit plugins build on (tool selectors, hints, value sources, pauses,
-claims)."""
+"""The plugin host: the hooks, plugin declarations and chain ordering, the core's own layers
+as built-in plugins, and the per-bridge context every hook gets."""

@@ -1,5 +1,6 @@
-"""What every hook receives as `config`: the bridge's whole settings, the chain, the
-artifact types its plugins declare, and the plugins' per-bridge state.
+"""What every hook receives as `context`: the bridge's whole settings, each plugin's
+validated table, the chain, the artifact types its plugins declare, and the plugins'
+per-bridge state.
 
 The state is a `Stash` (pytest's `config.stash`): a plugin keeps what it builds for one
 bridge (a model client, a shared sampler) there, never in a module-global map keyed by the
@@ -7,10 +8,10 @@ bridge, and the state dies with the bridge.
 
     SAMPLER = StashKey[Sampler]()
 
-    def sampler(settings: Settings, config: BridgeContext) -> Sampler:
-        if SAMPLER not in config.stash:
-            config.stash[SAMPLER] = Sampler(settings)
-        return config.stash[SAMPLER]
+    def sampler(context: BridgeContext) -> Sampler:
+        if SAMPLER not in context.stash:
+            context.stash[SAMPLER] = Sampler(context.settings_of(SamplingSettings))
+        return context.stash[SAMPLER]
 """
 
 from __future__ import annotations
@@ -20,12 +21,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
+from pydantic import BaseModel
+
 from mcpbridge._base.config import Settings
+from mcpbridge._base.errors import PluginError
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 D = TypeVar("D")
+M = TypeVar("M", bound=BaseModel)
 
 
 class StashKey(Generic[T]):
@@ -73,16 +78,28 @@ class BridgeContext:
 
     settings: Settings
     chain: tuple[str, ...] = ()
-    """The interceptor chain's plugin names, outermost first (`"interceptors"` stands for
-    `MCPBridge(interceptors=...)`), e.g. to refuse a `[plugins] order` that would put
-    something inside a layer that must be innermost."""
+    """`bridge.chain`: the layers' plugin names, outermost first (`DIRECT` stands for
+    `MCPBridge(interceptors=...)`; the core's claiming layer is always last), e.g. to refuse a
+    `[plugins] order` that would put something inside a layer that must be innermost."""
     artifact_types: frozenset[str] = frozenset()
     """The `type`s of the `request.artifact` entries the enabled plugins declare they add
     (`Plugin(artifacts=...)`), so a plugin reporting on calls tells them from other entries."""
     stash: Stash = field(default_factory=Stash, compare=False, repr=False)
-    """The plugins' state for this bridge (`config.stash[KEY]`, keys are `StashKey[T]()`)."""
+    """The plugins' state for this bridge (`context.stash[KEY]`, keys are `StashKey[T]()`)."""
     observers: list[Callable[[str, Mapping[str, Any]], None]] = field(default_factory=list, compare=False, repr=False)
     """The plugins' listeners for the bridge's own events (`mcpbridge_bridge_observer`)."""
+    tables: dict[type[BaseModel], BaseModel] = field(default_factory=dict, compare=False, repr=False)
+    """Each enabled plugin's validated `[plugins.<name>]`, by the model it declares."""
+
+    def settings_of(self, model: type[M]) -> M:
+        """The `[plugins.<name>]` table of the plugin that declares `model` in
+        `Plugin(settings=model)`, validated once when the bridge was built."""
+        if (table := self.tables.get(model)) is None:
+            raise PluginError(
+                f"no enabled plugin declares the settings model {model.__qualname__}: declare it with "
+                f"`mcpbridge_plugin = Plugin(settings={model.__name__})` in the plugin that reads it"
+            )
+        return cast(M, table)
 
     def notify(self, event: str, data: Mapping[str, Any]) -> None:
         """Tell every bridge observer of `event` (each gets its own copy of `data`); one that

@@ -10,7 +10,8 @@ gets `Plugin()`: no settings model, position 50, no capability.
 from __future__ import annotations
 
 import importlib.metadata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -47,6 +48,47 @@ class Plugin:
     `("myplugin_status",)`). Hooks see the enabled plugins' union as
     `config.artifact_types`, so a plugin that reports on calls (events) tells them apart from
     the core's own entries and from anything else an interceptor adds."""
+
+
+@dataclass
+class PluginInfo:
+    """One plugin as `mcpbridge plugins` shows it."""
+
+    name: str
+    distribution: str | None = None
+    version: str | None = None
+    reason: str = ""
+    """Why the plugin is disabled."""
+    declared: Plugin | None = None
+    """Its declaration, once it is loaded and enabled (None: disabled)."""
+    hooks: list[str] = field(default_factory=list)
+    position: int | None = None
+
+    @classmethod
+    def of(
+        cls, name: str, ep: importlib.metadata.EntryPoint | None, reason: str = "", declared: Plugin | None = None
+    ) -> PluginInfo:
+        if ep is None or ep.dist is None:
+            return cls(name, None, None, reason, declared)
+        metadata = ep.dist.metadata  # parsed once (`dist.name` and `dist.version` parse it each)
+        return cls(name, metadata["Name"], metadata["Version"], reason, declared)
+
+    @property
+    def enabled(self) -> bool:
+        return self.declared is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "distribution": self.distribution,
+            "version": self.version,
+            "hooks": self.hooks,
+            "position": self.position,
+            "state": "enabled" if self.enabled else "disabled",
+            "reason": self.reason,
+            "answers": list(self.declared.answers) if self.declared else [],
+            "settings": self.declared.settings.__name__ if self.declared and self.declared.settings else None,
+        }
 
 
 def declaration_of(ep: importlib.metadata.EntryPoint) -> Plugin | None:

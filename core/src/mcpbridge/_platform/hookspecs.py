@@ -2,17 +2,14 @@
 
 Hooks are synchronous and run when a bridge is built (`mcpbridge_teardown` when it
 closes); they return objects (interceptors, client callbacks) that the core awaits later.
-An implementation takes any subset of a hook's arguments, by name. The core calls hooks
-through pluggy (`manager.hook.<name>(...)`), implementations in chain order (outermost
-plugin first), so pluggy's `tryfirst`, `trylast` and `wrapper` work as in any pluggy
-project; they order hook calls only, never the interceptor chain, which plugins declare with
-`mcpbridge_plugin = Plugin(...)`. Set `MCPBRIDGE_TRACE_HOOKS=1` to see every hook call (and
-every interceptor a tool call passes through) on stderr, in the order they run.
-
-`settings` is the plugin's own `[plugins.<name>]` table, validated once by the model its
-`Plugin(settings=...)` declares (None without one), and `interceptors` (teardown) the ones
-the plugin contributed: each implementation gets its own plugin's. `config` is the bridge's
-`BridgeContext`: the whole configuration, the chain, and `stash` for per-bridge state.
+An implementation takes any subset of a hook's arguments, by name. Every hook gets
+`context`, the bridge's `BridgeContext`: the whole configuration, the plugin's own validated
+table (`context.settings_of(MySettings)`, the model its `Plugin(settings=...)` declares), the
+chain, and `stash` for per-bridge state. The core calls each plugin's implementation on its
+own (pluggy's `subset_hook_caller`), outermost plugin first: the chain's order, which plugins
+declare with `mcpbridge_plugin = Plugin(...)`; a `wrapper=True` implementation wraps its own
+plugin's call. Set `MCPBRIDGE_TRACE_HOOKS=1` to see every hook call (and every interceptor a
+tool call passes through) on stderr, in the order they run.
 """
 
 from __future__ import annotations
@@ -57,14 +54,14 @@ class ToolReview(Protocol):
 
 
 @hookspec
-def mcpbridge_check_settings(settings: Any, config: BridgeContext) -> None:
+def mcpbridge_check_settings(context: BridgeContext) -> None:
     """Check what the settings model cannot (e.g. a combination of keys with the servers'
     transports) when a bridge is built, before any other hook. Raise `ConfigError` to refuse
     them; the return value is ignored."""
 
 
 @hookspec
-def mcpbridge_interceptors(settings: Any, config: BridgeContext) -> Sequence[ToolCallInterceptor] | None:
+def mcpbridge_interceptors(context: BridgeContext) -> Sequence[ToolCallInterceptor] | None:
     """Contribute tool-call interceptors, once per bridge.
 
     Return the interceptors your plugin adds, outermost first, or None. They sit in the
@@ -74,7 +71,7 @@ def mcpbridge_interceptors(settings: Any, config: BridgeContext) -> Sequence[Too
 
 @hookspec
 def mcpbridge_client_options(
-    server_name: str, server: ServerConfig, settings: Any, config: BridgeContext
+    server_name: str, server: ServerConfig, context: BridgeContext
 ) -> Mapping[str, Any] | None:
     """Contribute keyword arguments for the mcp `Client` of one server, once per server.
 
@@ -86,39 +83,39 @@ def mcpbridge_client_options(
 
 
 @hookspec
-def mcpbridge_claim_store(settings: Any, config: BridgeContext) -> ClaimStore | None:
+def mcpbridge_claim_store(context: BridgeContext) -> ClaimStore | None:
     """Provide the store where workers claim resumed calls (shared by every worker that may
     resume the same threads), once per bridge, or None. At most one plugin may provide one;
-    without any, claims are held in this process. The core's `"claiming"` layer (innermost in
-    `bridge.chain`) claims there; the bridge calls the store's `aclose()` when it closes."""
+    without any, claims are held in this process. The core's claiming layer (innermost in
+    `bridge.chain`) claims there, and calls the store's `aclose()` when the bridge closes."""
 
 
 @hookspec
-def mcpbridge_tool_review(settings: Any, config: BridgeContext) -> ToolReview | None:
+def mcpbridge_tool_review(context: BridgeContext) -> ToolReview | None:
     """Provide a `ToolReview` that sees every listing of every server's tools, once per bridge,
     or None. Reviews run in chain order, each on what the one before offers; a tool one leaves
     out is missing from `list_tools()`, and `call_tool` names its `left_out` reason."""
 
 
 @hookspec
-def mcpbridge_bridge_observer(settings: Any, config: BridgeContext) -> BridgeObserver | None:
+def mcpbridge_bridge_observer(context: BridgeContext) -> BridgeObserver | None:
     """Contribute a listener for events of the bridge itself (not of one tool call), once per
-    bridge, or None. A plugin announces such an event with `config.notify(event, data)`, on
+    bridge, or None. A plugin announces such an event with `context.notify(event, data)`, on
     the bridge's event loop: keep the listener quick, never block. One that raises is logged
     and the others still hear. The events are the plugins' own (docs/hooks.md lists them)."""
 
 
 @hookspec
 def mcpbridge_teardown(
-    interceptors: Sequence[ToolCallInterceptor], settings: Any, config: BridgeContext
+    context: BridgeContext,
 ) -> Awaitable[None] | None:
     """Release what your interceptors hold (a Redis client, an exporter) when the bridge
-    closes, innermost plugin first. `interceptors` are the ones your plugin contributed.
-    Return an awaitable to be awaited on the bridge's event loop, or None. A bridge may be
-    opened again after closing: leave the interceptors usable."""
+    closes, innermost plugin first: keep it in `context.stash` when you build them. Return an
+    awaitable to be awaited on the bridge's event loop, or None. A bridge may be opened again
+    after closing: leave the interceptors usable."""
 
 
 @hookspec
-def mcpbridge_status(settings: Any, config: BridgeContext) -> str | None:
+def mcpbridge_status(context: BridgeContext) -> str | None:
     """One line for `mcpbridge plugins` saying what the plugin will do with these settings
     (e.g. "caches nothing: no rules"), or None."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mcpbridge._base.config import Settings
-from mcpbridge._platform.plugins import PluginHost, PluginInfo
-from mcpbridge._toolkit.claims import CLAIMING
+from mcpbridge._platform.declaration import PluginInfo
+from mcpbridge._platform.plugins import PluginHost
 
 
 @dataclass(frozen=True)
@@ -37,4 +37,4 @@ def installed_plugins(settings: Settings | None = None) -> InstalledPlugins:
     host = PluginHost(settings if settings is not None else Settings())
     rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
     store_from = next((info.name for info in rows if info.enabled and "mcpbridge_claim_store" in info.hooks), None)
-    return InstalledPlugins(tuple(rows), (*host.order, CLAIMING), store_from, host)
+    return InstalledPlugins(tuple(rows), tuple(host.order), store_from, host)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from mcp.types import Tool
 
 from mcpbridge._base.pipeline import ToolCallInterceptor
-from mcpbridge._toolkit.claims import CLAIMING
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +25,7 @@ class Layering:
 
     interceptors: tuple[ToolCallInterceptor, ...]
     chain: tuple[str, ...]
-    """Each plugin once, in chain order, then the core's `"claiming"` (`MCPTool.chain`)."""
+    """Each plugin once, in chain order (`MCPTool.chain`)."""
 
 
 class ToolLayers:
@@ -41,7 +40,7 @@ class ToolLayers:
         picked = tuple(_applies(plugin, interceptor, server_name, tool) for plugin, interceptor in self._candidates)
         if (layering := self._shared.get(picked)) is None:
             chosen = [candidate for candidate, keep in zip(self._candidates, picked, strict=True) if keep]
-            chain = (*dict.fromkeys(plugin for plugin, _ in chosen), CLAIMING)
+            chain = tuple(dict.fromkeys(plugin for plugin, _ in chosen))
             layering = self._shared[picked] = Layering(tuple(interceptor for _, interceptor in chosen), chain)
         return layering
 

@@ -1,16 +1,21 @@
 """The plugin manager: find plugins through the `mcpbridge` entry point group, load them one
 at a time, decide which are enabled, order them by what they declare, validate their
-settings once, and call their hooks through pluggy behind typed methods, one per hook."""
+settings once, and call their hooks through pluggy behind typed methods, one per hook.
+
+Each plugin's implementation of a hook is called on its own, in chain order, through
+pluggy's `subset_hook_caller` (as pytest calls one directory's conftest hooks): the host
+learns whose answer each is (it places interceptors by plugin), and an error names the plugin."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import logging
 import os
+import sys
 import types
 import warnings
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -18,23 +23,22 @@ from pydantic import BaseModel, ValidationError
 
 from mcpbridge._base.config import ServerConfig, Settings
 from mcpbridge._base.errors import ConfigError, PluginError, validation_problems
-from mcpbridge._base.lazy import env_flag
+from mcpbridge._base.lazy import env_flag, tracing
 from mcpbridge._base.protocol import CALLBACKS, Capability
 from mcpbridge._platform import hookspecs
-from mcpbridge._platform.calls import EACH_OWN, HookCalls
+from mcpbridge._platform.builtins import DIRECT, Claiming, Direct
 from mcpbridge._platform.context import BridgeContext
-from mcpbridge._platform.declaration import DECLARATION, Plugin, declaration_of
+from mcpbridge._platform.declaration import DECLARATION, Plugin, PluginInfo, declaration_of
 from mcpbridge._platform.ordering import chain_order
-from mcpbridge._toolkit.claims import ClaimStore
+from mcpbridge._toolkit.claims import CLAIMING, ClaimStore
 
 if TYPE_CHECKING:
+    from pluggy import HookImpl
+
     from mcpbridge._base.pipeline import ToolCallInterceptor
 
 logger = logging.getLogger(__name__)
 
-DIRECT = "interceptors"
-"""The name that places `MCPBridge(interceptors=[...])` in `[plugins] order`."""
-_DIRECT_PLUGIN = Plugin(position=100)
 INSTALLED = "*"
 """In `MCPBridge(plugins=[...])`: the installed plugins that `plugins=None` loads, next to the others."""
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
@@ -42,62 +46,26 @@ ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
 
 
-@dataclass
-class PluginInfo:
-    """One plugin as `mcpbridge plugins` shows it."""
-
-    name: str
-    distribution: str | None = None
-    version: str | None = None
-    reason: str = ""
-    """Why the plugin is disabled."""
-    declared: Plugin | None = None
-    """Its declaration, once it is loaded and enabled (None: disabled)."""
-    hooks: list[str] = field(default_factory=list)
-    position: int | None = None
-
-    @classmethod
-    def of(
-        cls, name: str, ep: importlib.metadata.EntryPoint | None, reason: str = "", declared: Plugin | None = None
-    ) -> PluginInfo:
-        if ep is None or ep.dist is None:
-            return cls(name, None, None, reason, declared)
-        metadata = ep.dist.metadata  # parsed once (`dist.name` and `dist.version` parse it each)
-        return cls(name, metadata["Name"], metadata["Version"], reason, declared)
-
-    @property
-    def enabled(self) -> bool:
-        return self.declared is not None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "distribution": self.distribution,
-            "version": self.version,
-            "hooks": self.hooks,
-            "position": self.position,
-            "state": "enabled" if self.enabled else "disabled",
-            "reason": self.reason,
-            "answers": list(self.declared.answers) if self.declared else [],
-            "settings": self.declared.settings.__name__ if self.declared and self.declared.settings else None,
-        }
-
-
 class PluginHost:
     """The bridge's plugins, loaded and ordered, with one method per hook."""
 
     def __init__(
-        self, settings: Settings, explicit: Sequence[object | str] | None = None, *, direct: bool = False
+        self,
+        settings: Settings,
+        explicit: Sequence[object | str] | None = None,
+        direct: Sequence[ToolCallInterceptor] = (),
     ) -> None:
-        """`explicit`: `MCPBridge(plugins=...)`; `direct`: whether `MCPBridge(interceptors=...)`
-        gave any, which then take their place in the chain as `"interceptors"`."""
+        """`explicit`: `MCPBridge(plugins=...)`; `direct`: `MCPBridge(interceptors=...)`, which
+        take their place in the chain as the built-in plugin `DIRECT`."""
         self.settings = settings
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
-        self.calls = HookCalls(self.manager, self._own)
+        if tracing():
+            self.manager.add_hookcall_monitoring(self._trace, lambda *_: None)
         self.infos: dict[str, PluginInfo] = {}
-        self.plugin_settings: dict[str, BaseModel | None] = {}
         self.contributed: dict[str, list[ToolCallInterceptor]] = {}
+        self.claiming = Claiming()
+        self._builtin: dict[str, object] = {CLAIMING: self.claiming, **({DIRECT: Direct(direct)} if direct else {})}
         self._loaded: list[tuple[object, str]] = []
         self.given: set[str] = set()
         """The plugins given as objects in `MCPBridge(plugins=[...])`."""
@@ -108,12 +76,11 @@ class PluginHost:
             self._load_selected()
         if explicit is not None:
             self._load_explicit(explicit)
-        self.order = self._ordered(direct)
-        self.calls.order = self.order
+        self.order = [*self._ordered(), CLAIMING]  # the claiming layer is pinned innermost
         self._register_in_order()
         artifacts = frozenset(kind for name in self.enabled for kind in self.declared(name).artifacts)
-        self.config = BridgeContext(settings, tuple(self.order), artifacts)
-        """What every hook gets as `config`; its `stash` lives as long as this host."""
+        self.context = BridgeContext(settings, tuple(self.order), artifacts)
+        """What every hook gets as `context`; its `stash` lives as long as this host."""
         for position, name in enumerate(n for n in self.order if n in self.infos):
             self.infos[name].position = position
 
@@ -174,15 +141,27 @@ class PluginHost:
         self._loaded.append((plugin, name))
 
     def _register_in_order(self) -> None:
-        """Register the loaded plugins with pluggy innermost first, so that pluggy calls
-        their hooks in chain order, outermost first."""
-        for plugin, name in sorted(self._loaded, key=lambda loaded: self.order.index(loaded[1]), reverse=True):
+        """Register the built-in and the loaded plugins with pluggy, innermost first."""
+        plugins = {**self._builtin, **{name: plugin for plugin, name in self._loaded}}
+        for name in reversed(self.order):
+            plugin = plugins[name]
             try:
-                self.infos[name].hooks = self.calls.register(plugin, name)
+                hash(plugin)  # pluggy's subset_hook_caller keeps plugins in a set
+                self.manager.register(plugin, name=name)
+            except TypeError:
+                raise PluginError(
+                    f"plugin {name!r} is an unhashable {type(plugin).__name__}: give its class `__hash__` "
+                    "(a dataclass: `eq=False` or `frozen=True`)"
+                ) from None
             except pluggy.PluginValidationError as exc:
-                raise PluginError(f"plugin {name!r} is invalid: {exc}") from None
+                raise PluginError(
+                    f"plugin {name!r} is invalid: {exc} (a hook takes `context`, and mcpbridge_client_options also "
+                    "`server_name` and `server`; read your table with `context.settings_of(YourSettings)`)"
+                ) from None
             except ValueError as exc:
                 raise PluginError(f"plugin {name!r} is registered twice: {exc}") from None
+            if name in self.infos:
+                self.infos[name].hooks = sorted(caller.name for caller in self.manager.get_hookcallers(plugin) or ())
         try:
             self.manager.check_pending()
         except pluggy.PluginValidationError as exc:
@@ -204,10 +183,10 @@ class PluginHost:
             if name not in known:
                 raise ConfigError(f"[plugins.{name}] configures a plugin that is not installed; {installed}")
 
-    def _ordered(self, direct: bool) -> list[str]:
+    def _ordered(self) -> list[str]:
         declared = {name: info.declared for name, info in self.infos.items() if info.declared is not None}
-        if direct:
-            declared[DIRECT] = _DIRECT_PLUGIN
+        if DIRECT in self._builtin:
+            declared[DIRECT] = Direct.mcpbridge_plugin
         explicit = [name for name in self.settings.plugins.order if name in declared]
         return chain_order(declared, explicit)
 
@@ -218,17 +197,28 @@ class PluginHost:
 
     @property
     def enabled(self) -> list[str]:
-        return [name for name in self.order if name != DIRECT]
+        """The enabled plugins (not the built-in ones), in chain order."""
+        return [name for name in self.order if name in self.infos]
 
     def configure(self) -> None:
         """Validate every plugin's settings (once), then call `mcpbridge_check_settings`."""
-        self.plugin_settings = {name: self._parse(name) for name in self.enabled}
-        self.calls.ask("mcpbridge_check_settings", settings=EACH_OWN, config=self.config)
+        tables = self.context.tables
+        tables.clear()
+        declaring: dict[type[BaseModel], str] = {}
+        for name in self.enabled:
+            if (model := self.declared(name).settings) is not None:
+                if (other := declaring.setdefault(model, name)) != name:
+                    raise PluginError(
+                        f"plugins {other!r} and {name!r} both declare the settings model {model.__qualname__}: "
+                        "each plugin declares a model of its own (a subclass will do)"
+                    )
+                tables[model] = self._parse(name, model)
+        self._each("mcpbridge_check_settings")
 
-    def interceptors(self, direct: Iterable[ToolCallInterceptor] = ()) -> list[ToolCallInterceptor]:
-        """Every plugin's interceptors, in chain order, with `direct` ones at their place."""
+    def interceptors(self) -> list[ToolCallInterceptor]:
+        """Every plugin's interceptors (the built-in ones too), in chain order."""
         shape = "is not an `async (request, handler)` callable"
-        self.contributed = {DIRECT: list(direct), **self._provided("mcpbridge_interceptors", None, shape, many=True)}
+        self.contributed = self._provided("mcpbridge_interceptors", None, shape, many=True)
         return [ic for name in self.order for ic in self.contributed.get(name, ())]
 
     def client_options(self, server_name: str, server: ServerConfig) -> dict[str, Any]:
@@ -238,9 +228,7 @@ class PluginHost:
         merged: dict[str, Any] = {}
         owners: dict[str, str] = {}
         taken = {capability: name for name in sorted(self.given) for capability in self.declared(name).answers}
-        answers = self.calls.ask(
-            "mcpbridge_client_options", server_name=server_name, server=server, settings=EACH_OWN, config=self.config
-        )
+        answers = self._each("mcpbridge_client_options", server_name=server_name, server=server)
         for plugin, options in answers.items():
             for key, value in dict(options or {}).items():
                 capability = CALLBACKS.get(key)
@@ -257,8 +245,9 @@ class PluginHost:
                 merged[key] = value
         return merged
 
-    def claim_store(self) -> ClaimStore | None:
-        """The claim store a plugin provides (`mcpbridge_claim_store`), or None."""
+    def claim_store(self) -> ClaimStore:
+        """The claim store the claiming layer uses: the one a plugin provides
+        (`mcpbridge_claim_store`), else the process-wide `LocalClaims`."""
         lacks = "lacks `async claim(key, owner)`, `async release(key, owner)` or `async aclose()`"
         stores = self._provided("mcpbridge_claim_store", ClaimStore, lacks)
         if len(stores) > 1:
@@ -267,13 +256,14 @@ class PluginHost:
                 f"plugins {first!r} and {second!r} both provide a claim store "
                 "(mcpbridge_claim_store); enable only one of them"
             )
-        return next((store for (store,) in stores.values()), None)
+        self.claiming.store = next((store for (store,) in stores.values()), self.claiming.store)
+        return self.claiming.store
 
     def observe(self) -> None:
         """Hand every plugin's listener for the bridge's own events (`mcpbridge_bridge_observer`)
-        to `config.notify`."""
+        to `context.notify`."""
         found = self._provided("mcpbridge_bridge_observer", None, "is not an `(event, data) -> None` callable")
-        self.config.observers[:] = [observer for observers in found.values() for observer in observers]
+        self.context.observers[:] = [observer for observers in found.values() for observer in observers]
 
     def tool_reviews(self) -> list[hookspecs.ToolReview]:
         """Every plugin's review of the tool listings (`mcpbridge_tool_review`), in chain order."""
@@ -282,13 +272,13 @@ class PluginHost:
 
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""
-        lines = self.calls.ask("mcpbridge_status", settings=EACH_OWN, config=self.config)
+        lines = self._each("mcpbridge_status")
         return {plugin: str(line) for plugin, line in lines.items() if line}
 
     async def teardown(self) -> None:
         """`mcpbridge_teardown` of every plugin; the awaitables they return are awaited
         innermost plugin first."""
-        pending = self.calls.ask("mcpbridge_teardown", interceptors=EACH_OWN, settings=EACH_OWN, config=self.config)
+        pending = self._each("mcpbridge_teardown")
         for awaitable in reversed(pending.values()):
             if awaitable is not None:
                 await awaitable
@@ -312,11 +302,9 @@ class PluginHost:
             )
         return f"no plugin answered {what}; installed plugins that can: {', '.join(answering)}"
 
-    def _parse(self, name: str) -> BaseModel | None:
-        if (model := self.declared(name).settings) is None:
-            return None
+    def _parse(self, name: str, model: type[BaseModel]) -> BaseModel:
         try:
-            return model.model_validate(self.config.section(name), context={"servers": self.settings.servers})
+            return model.model_validate(self.context.section(name), context={"servers": self.settings.servers})
         except ValidationError as exc:
             where = f" in {self.settings.source}" if self.settings.source else ""
             problems = "; ".join(f"`plugins.{name}.{key}`: {message}" for key, message in validation_problems(exc))
@@ -327,7 +315,7 @@ class PluginHost:
         by plugin, leaving out plugins that gave none. Each must be a `kind` (None: a
         callable); one that is not is a `PluginError` saying what is `wrong` with it."""
         found: dict[str, list[Any]] = {}
-        for plugin, answer in self.calls.ask(hook, settings=EACH_OWN, config=self.config).items():
+        for plugin, answer in self._each(hook).items():
             items = list(answer or ()) if many else [] if answer is None else [answer]
             for item in items:
                 if not (callable(item) if kind is None else isinstance(item, kind)):
@@ -337,9 +325,34 @@ class PluginHost:
                 found[plugin] = items
         return found
 
-    def _own(self, plugin: str) -> dict[str, Any]:
-        """The hook arguments that are each plugin's own (see `calls.OWN`)."""
-        return {"settings": self.plugin_settings.get(plugin), "interceptors": tuple(self.contributed.get(plugin, ()))}
+    def _each(self, hook: str, **kwargs: Any) -> dict[str, Any]:
+        """Call each plugin's implementation of `hook` on its own, in chain order, with the
+        bridge's `context` and `kwargs`; each plugin's answer (None included)."""
+        implementers = {impl.plugin_name: impl.plugin for impl in getattr(self.manager.hook, hook).get_hookimpls()}
+        answers: dict[str, Any] = {}
+        for name in (name for name in self.order if name in implementers):
+            others = [plugin for other, plugin in implementers.items() if other != name]
+            with _blamed(name, hook):
+                found = self.manager.subset_hook_caller(hook, others)(context=self.context, **kwargs)
+            answers[name] = found[0] if found else None
+        return answers
+
+    def _trace(self, hook: str, impls: Sequence[HookImpl], kwargs: Mapping[str, object]) -> None:
+        """`MCPBRIDGE_TRACE_HOOKS=1`: one line per plugin a hook call reaches."""
+        for impl in impls:
+            position = self.order.index(impl.plugin_name) if impl.plugin_name in self.order else "-"
+            print(f"mcpbridge hook: #{position} {impl.plugin_name}.{hook}", file=sys.stderr)
+
+
+@contextmanager
+def _blamed(plugin: str, hook: str) -> Iterator[None]:
+    """An error a hook raises becomes a `PluginError` naming the plugin and the hook."""
+    try:
+        yield
+    except (ConfigError, PluginError):
+        raise
+    except Exception as exc:
+        raise PluginError(f"plugin {plugin!r} failed in {hook}: {type(exc).__name__}: {exc}") from exc
 
 
 def _object_name(plugin: object) -> str:

@@ -19,6 +19,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, ElicitRequestParams, ElicitResult, ErrorData
 
 from mcpbridge import (
+    DIRECT,
     CallBudgets,
     Plugin,
     RoundAnswerer,
@@ -47,7 +48,7 @@ class Answering:
     `RoundAnswerer` inside the client's `tool_interceptors`, which see the final result)."""
 
     mcpbridge_name = "adapters"
-    mcpbridge_plugin = Plugin(position=100, after=("interceptors",), answers=("elicitation",))
+    mcpbridge_plugin = Plugin(position=100, after=(DIRECT,), answers=("elicitation",))
 
     def __init__(
         self, on_elicitation: ElicitationCallback, in_flight: Callable[[str], Sequence[ToolCallRequest]]

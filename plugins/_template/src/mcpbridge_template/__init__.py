@@ -7,10 +7,11 @@ tools = [{server = "crm", tool = "get_*"}]   # ToolSelector rules; default: ever
 
 from __future__ import annotations
 
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import BaseModel, ConfigDict
 
 from mcpbridge import (
+    BridgeContext,
     Plugin,
     ToolCallHandler,
     ToolCallInterceptor,
@@ -22,27 +23,38 @@ from mcpbridge import (
 )
 
 
-class Settings(BaseModel):  # validated once by the core when a bridge is built: a typo is a ConfigError
+class TemplateSettings(BaseModel):  # validated once by the core when a bridge is built: a typo is a ConfigError
     model_config = ConfigDict(extra="forbid", frozen=True)
     prefix: str = "[checked] "
     tools: list[ToolSelector] = [ToolSelector()]
 
 
-mcpbridge_plugin = Plugin(settings=Settings, position=50)  # 0 is outermost, 100 next to the server
+mcpbridge_plugin = Plugin(settings=TemplateSettings, position=50)  # 0 is outermost, 100 next to the server
 
 
-@hookimpl
-def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
-    async def prefix_text(request: ToolCallRequest, handler: ToolCallHandler) -> ToolCallResult:
+class PrefixText:
+    """The interceptor. State lives on it, for the bridge's lifetime; nothing is shared per call."""
+
+    def __init__(self, settings: TemplateSettings) -> None:
+        self.settings = settings
+
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        """Asked once per tool definition: the other tools' calls never pass through this layer."""
+        return any(selected(self.settings.tools, server_name, tool.name))
+
+    async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> ToolCallResult:
         result: ToolCallResult = await handler(request)
-        chosen = any(selected(settings.tools, request.server_name, request.name))
-        if not (chosen and isinstance(result, CallToolResult) and not result.is_error):
+        if not isinstance(result, CallToolResult) or result.is_error:
             return result
         # A new result, never an edit of the one we got: inner layers may still hold it.
+        prefix = self.settings.prefix
         content = [
-            item.model_copy(update={"text": settings.prefix + item.text}) if isinstance(item, TextContent) else item
+            item.model_copy(update={"text": prefix + item.text}) if isinstance(item, TextContent) else item
             for item in result.content
         ]
         return result.model_copy(update={"content": content})
 
-    return [prefix_text]
+
+@hookimpl
+def mcpbridge_interceptors(context: BridgeContext) -> list[ToolCallInterceptor]:
+    return [PrefixText(context.settings_of(TemplateSettings))]

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcpbridge import Plugin, hookimpl, lazy_exports
-from mcpbridge_approval.names import ARTIFACT_TYPE
-from mcpbridge_approval.settings import ArgumentCondition, Rule, Settings
+from mcpbridge import BridgeContext, Plugin, hookimpl, lazy_exports
+from mcpbridge_approval.settings import ApprovalSettings, ArgumentCondition, Rule
 
 if TYPE_CHECKING:
     from mcpbridge import ToolCallInterceptor
@@ -37,16 +36,19 @@ __all__ = [
     "ApprovalInterceptor",
     "ArgumentCondition",
     "Rule",
-    "Settings",
+    "ApprovalSettings",
     "create_approval_resume",
     "needs_approval",
 ]
 
-mcpbridge_plugin = Plugin(settings=Settings, position=30, artifacts=(ARTIFACT_TYPE,))
+ARTIFACT_TYPE = "mcpbridge_approval"
+"""The `type` of the entry this plugin adds to a call's artifact."""
+
+mcpbridge_plugin = Plugin(settings=ApprovalSettings, position=30, artifacts=(ARTIFACT_TYPE,))
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[ToolCallInterceptor]:
     from mcpbridge_approval.interceptor import ApprovalInterceptor
 
-    return [ApprovalInterceptor(settings)]
+    return [ApprovalInterceptor(context.settings_of(ApprovalSettings))]

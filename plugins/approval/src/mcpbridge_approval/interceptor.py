@@ -11,15 +11,15 @@ from langchain_core.messages import ToolMessage
 from mcp.types import CallToolResult, TextContent, Tool
 
 from mcpbridge import ToolCallHandler, ToolCallRequest, definition_fingerprint, selected, thread_id, tool_hints
+from mcpbridge_approval import ARTIFACT_TYPE
 from mcpbridge_approval.decisions import APPROVAL, FINGERPRINT, decision_schema
-from mcpbridge_approval.names import ARTIFACT_TYPE
-from mcpbridge_approval.settings import Settings
+from mcpbridge_approval.settings import ApprovalSettings
 
 SHOWN_KEPT = 10_000
 """Pauses whose shown definition a process remembers (the oldest are forgotten first)."""
 
 
-def needs_approval(settings: Settings, request: ToolCallRequest) -> bool:
+def needs_approval(settings: ApprovalSettings, request: ToolCallRequest) -> bool:
     """True when a person must approve `request` before it reaches the server: the predicate
     decides first, then the first rule that selects the call, then what the tool declares
     (gated when destructive; a tool that declares neither `readOnlyHint` nor
@@ -40,7 +40,7 @@ def needs_approval(settings: Settings, request: ToolCallRequest) -> bool:
     return hints.destructive if hints.annotated else settings.require_unannotated
 
 
-def may_need_approval(settings: Settings, server_name: str, tool: Tool) -> bool:
+def may_need_approval(settings: ApprovalSettings, server_name: str, tool: Tool) -> bool:
     """False when no call of `tool` can need approval (`needs_approval` is False whatever
     the arguments): no predicate, no rule selects it, and its hints do not gate it."""
     if settings.predicate is not None or next(selected(settings.rules, server_name, tool.name), None):
@@ -52,7 +52,7 @@ def may_need_approval(settings: Settings, server_name: str, tool: Tool) -> bool:
 class ApprovalInterceptor:
     """Asks a person before a gated call reaches the server; never calls it unapproved."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: ApprovalSettings) -> None:
         self.settings = settings
         self._shown: dict[tuple[Any, ...], str | None] = {}
         """The definition each pause of this process showed (the fingerprint), per thread, tool

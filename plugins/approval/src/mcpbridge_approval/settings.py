@@ -91,7 +91,7 @@ class Rule(ToolSelector):
         return "require" if Verdict.SUSPECT in verdicts else self.approval
 
 
-class Settings(BaseModel):
+class ApprovalSettings(BaseModel):
     """The plugin's settings; every key is optional."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

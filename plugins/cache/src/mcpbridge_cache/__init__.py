@@ -4,11 +4,10 @@ the server, never across callers, fresh after every write; in memory or shared t
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from mcpbridge import BridgeContext, ConfigError, Plugin, PluginError, hookimpl, lazy_exports
-from mcpbridge_cache.names import ARTIFACT_TYPE
+from mcpbridge import DIRECT, BridgeContext, ConfigError, Plugin, PluginError, StashKey, hookimpl, lazy_exports
 from mcpbridge_cache.settings import CacheSettings, Rule
 
 if TYPE_CHECKING:
@@ -42,8 +41,11 @@ __all__ = [
     "interceptors_of",
 ]
 
+ARTIFACT_TYPE = "mcpbridge_cache"
+"""The `type` of the entry this plugin adds to a call's artifact."""
 NAME = "cache"
-DIRECT = "interceptors"
+STORE = StashKey["Store"]()
+"""The bridge's store, closed with the bridge."""
 mcpbridge_plugin = Plugin(settings=CacheSettings, position=100, after=(DIRECT,), artifacts=(ARTIFACT_TYPE,))
 
 
@@ -68,11 +70,12 @@ def build_store(settings: CacheSettings) -> Store:
 
 
 @hookimpl
-def mcpbridge_check_settings(config: BridgeContext) -> None:
+def mcpbridge_check_settings(context: BridgeContext) -> None:
     """Refuse a chain with anything inside the cache: its key must cover everything that
-    reaches the server (headers, `_meta`), or two callers could share an entry."""
-    chain = config.chain
-    inside = chain[chain.index(NAME) + 1 :] if NAME in chain else ()
+    reaches the server (headers, `_meta`), or two callers could share an entry. The last
+    layer is the core's claiming layer, which sends each call as it gets it."""
+    chain = context.chain
+    inside = chain[chain.index(NAME) + 1 : -1] if NAME in chain else ()
     if inside:
         offender = "MCPBridge(interceptors=...)" if inside[0] == DIRECT else f"plugin {inside[0]!r}"
         raise ConfigError(
@@ -84,19 +87,21 @@ def mcpbridge_check_settings(config: BridgeContext) -> None:
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: CacheSettings, config: BridgeContext) -> list[CacheInterceptor]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[CacheInterceptor]:
     from mcpbridge_cache.interceptor import CacheInterceptor
     from mcpbridge_cache.keys import KeyBuilder
     from mcpbridge_cache.policy import Policy
 
+    settings = context.settings_of(CacheSettings)
     secret = settings.secret.get_secret_value().encode() if settings.secret else os.urandom(32)
-    keys = KeyBuilder(config.settings.servers, settings.partition_by, secret)
-    store = build_store(settings)
+    keys = KeyBuilder(context.settings.servers, settings.partition_by, secret)
+    store = context.stash[STORE] = build_store(settings)
     return [CacheInterceptor(Policy(settings), keys, store, settings.invalidate, settings.max_entry_bytes)]
 
 
 @hookimpl
-def mcpbridge_status(settings: CacheSettings) -> str:
+def mcpbridge_status(context: BridgeContext) -> str:
+    settings = context.settings_of(CacheSettings)
     cached = [f"{rule.server}/{rule.tool}" for rule in settings.rules if rule.cache]
     if not settings.rules:
         return "caches nothing: no [[plugins.cache.rules]] (see docs/plugins/cache.md)"
@@ -112,10 +117,10 @@ def mcpbridge_status(settings: CacheSettings) -> str:
 
 
 @hookimpl
-async def mcpbridge_teardown(interceptors: Sequence[CacheInterceptor]) -> None:
-    """Release the stores' connections (Redis clients reconnect if the bridge opens again)."""
-    for interceptor in interceptors:
-        await interceptor.store.aclose()
+async def mcpbridge_teardown(context: BridgeContext) -> None:
+    """Release the store's connections (a Redis client reconnects if the bridge opens again)."""
+    if (store := context.stash.get(STORE, None)) is not None:
+        await store.aclose()
 
 
 def interceptors_of(bridge: MCPBridge) -> list[CacheInterceptor]:
@@ -133,7 +138,7 @@ def interceptors_of(bridge: MCPBridge) -> list[CacheInterceptor]:
 def check_server(server: str | None, configured: Collection[str]) -> None:
     """Refuse to clear the entries of a server that is not configured (a typo would clear nothing)."""
     if server is not None and server not in configured:
-        raise ConfigError(f"unknown server {server!r}; configured servers: {', '.join(configured) or 'none'}")
+        raise ConfigError.unknown_server(server, configured)
 
 
 async def clear(bridge: MCPBridge, server: str | None = None, tool: str | None = None) -> int:

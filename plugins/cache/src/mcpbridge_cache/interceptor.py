@@ -12,10 +12,9 @@ from typing import Any, Literal
 from mcp.types import CallToolResult, Tool
 
 from mcpbridge import ToolCallHandler, ToolCallRequest
-from mcpbridge_cache import codec
+from mcpbridge_cache import ARTIFACT_TYPE, codec
 from mcpbridge_cache.complaints import Complaints
 from mcpbridge_cache.keys import CacheKey, KeyBuilder, MissingIdentity
-from mcpbridge_cache.names import ARTIFACT_TYPE
 from mcpbridge_cache.policy import Policy
 from mcpbridge_cache.stores import Lease, Seen, Store, StoreUnavailable
 

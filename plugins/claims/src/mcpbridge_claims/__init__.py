@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcpbridge import Plugin, hookimpl, lazy_exports
-from mcpbridge_claims.settings import Settings, is_postgres, where
+from mcpbridge import BridgeContext, Plugin, hookimpl, lazy_exports
+from mcpbridge_claims.settings import ClaimsSettings, is_postgres, where
 
 if TYPE_CHECKING:
     from mcpbridge_claims.postgres_store import PostgresClaims
@@ -21,13 +21,14 @@ __getattr__ = lazy_exports(
     __name__, {"PostgresClaims": "mcpbridge_claims.postgres_store", "RedisClaims": "mcpbridge_claims.redis_store"}
 )
 
-__all__ = ["PostgresClaims", "RedisClaims", "Settings"]
+__all__ = ["PostgresClaims", "RedisClaims", "ClaimsSettings"]
 
-mcpbridge_plugin = Plugin(settings=Settings)
+mcpbridge_plugin = Plugin(settings=ClaimsSettings)
 
 
 @hookimpl
-def mcpbridge_claim_store(settings: Settings) -> PostgresClaims | RedisClaims | None:
+def mcpbridge_claim_store(context: BridgeContext) -> PostgresClaims | RedisClaims | None:
+    settings = context.settings_of(ClaimsSettings)
     if settings.url is None:
         return None
     if is_postgres(settings.url):
@@ -40,7 +41,8 @@ def mcpbridge_claim_store(settings: Settings) -> PostgresClaims | RedisClaims | 
 
 
 @hookimpl
-def mcpbridge_status(settings: Settings) -> str:
+def mcpbridge_status(context: BridgeContext) -> str:
+    settings = context.settings_of(ClaimsSettings)
     if settings.url is None:
         return "shares no claims: no `url` (each worker claims resumed calls in its own process)"
     return f"claims resumed calls in {where(settings.url)} (kept {settings.ttl:g} s)"

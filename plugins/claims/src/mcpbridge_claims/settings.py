@@ -12,7 +12,7 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 
 
-class Settings(BaseModel):
+class ClaimsSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     url: str | None = None

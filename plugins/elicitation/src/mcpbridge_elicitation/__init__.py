@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpbridge import BridgeContext, Plugin, StashKey, hookimpl, lazy_exports
-from mcpbridge_elicitation.names import ARTIFACT_TYPE, LEGACY_FIX
-from mcpbridge_elicitation.settings import Settings
+from mcpbridge_elicitation.settings import ElicitationSettings
 
 if TYPE_CHECKING:
     from mcpbridge import CallBudgets, ToolCallInterceptor
@@ -35,12 +34,20 @@ __all__ = [
     "ELICITATION",
     "PAYLOAD_TYPE",
     "ElicitationInterceptor",
-    "Settings",
+    "ElicitationSettings",
     "create_elicitation_resume",
 ]
 
+ARTIFACT_TYPE = "mcpbridge_elicitation"
+"""The `type` of the entry this plugin adds to a call's artifact."""
+LEGACY_FIX = (
+    "a legacy-protocol server asks for user input mid-call, where the agent cannot pause: "
+    "set `on_elicitation` in [plugins.elicitation] to answer its questions"
+)
+"""What a person is told to do when a legacy-protocol server asks and nothing can answer."""
+
 mcpbridge_plugin = Plugin(
-    settings=Settings, position=50, answers=("elicitation",), advice=LEGACY_FIX, artifacts=(ARTIFACT_TYPE,)
+    settings=ElicitationSettings, position=50, answers=("elicitation",), advice=LEGACY_FIX, artifacts=(ARTIFACT_TYPE,)
 )
 
 
@@ -50,28 +57,29 @@ the interceptor, which keeps each call's budget, and the callbacks, which charge
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[ToolCallInterceptor]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[ToolCallInterceptor]:
     from mcpbridge_elicitation.interceptor import ElicitationInterceptor
 
-    return [ElicitationInterceptor(settings, _budgets(settings, config))]
+    return [ElicitationInterceptor(context.settings_of(ElicitationSettings), _budgets(context))]
 
 
 @hookimpl
-def mcpbridge_client_options(server_name: str, settings: Settings, config: BridgeContext) -> Mapping[str, Any] | None:
+def mcpbridge_client_options(server_name: str, context: BridgeContext) -> Mapping[str, Any] | None:
+    settings = context.settings_of(ElicitationSettings)
     if server_name in settings.skip_servers:
         return None
     from mcpbridge import ModernOnly
     from mcpbridge_elicitation.legacy import elicitation_callback
 
-    callback = elicitation_callback(server_name, settings.on_elicitation, _budgets(settings, config))
+    callback = elicitation_callback(server_name, settings.on_elicitation, _budgets(context))
     # Without `on_elicitation`, only modern servers can be answered (through an interrupt):
     # a legacy server must not be told this client does elicitation.
     return {"elicitation_callback": callback if settings.on_elicitation else ModernOnly(callback)}
 
 
-def _budgets(settings: Settings, config: BridgeContext) -> CallBudgets:
-    if BUDGETS not in config.stash:
+def _budgets(context: BridgeContext) -> CallBudgets:
+    if BUDGETS not in context.stash:
         from mcpbridge import CallBudgets
 
-        config.stash[BUDGETS] = CallBudgets(settings.max_rounds)
-    return config.stash[BUDGETS]
+        context.stash[BUDGETS] = CallBudgets(context.settings_of(ElicitationSettings).max_rounds)
+    return context.stash[BUDGETS]

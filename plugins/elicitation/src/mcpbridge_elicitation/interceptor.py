@@ -10,9 +10,9 @@ from typing import Any
 from mcp.types import ElicitRequest, ElicitResult, InputRequiredResult
 
 from mcpbridge import CallBudgets, ToolCallError, ToolCallHandler, ToolCallRequest, capability_of, split_round
+from mcpbridge_elicitation import ARTIFACT_TYPE
 from mcpbridge_elicitation.answers import ELICITATION, answers_schema, describe_requests
-from mcpbridge_elicitation.names import ARTIFACT_TYPE
-from mcpbridge_elicitation.settings import Settings
+from mcpbridge_elicitation.settings import ElicitationSettings
 
 
 class ElicitationInterceptor:
@@ -22,7 +22,7 @@ class ElicitationInterceptor:
     first round and earlier answers are replayed: work a server does before asking repeats.
     """
 
-    def __init__(self, settings: Settings, budgets: CallBudgets | None = None) -> None:
+    def __init__(self, settings: ElicitationSettings, budgets: CallBudgets | None = None) -> None:
         self.settings = settings
         self.budgets = budgets
         """The legacy questions each call may still have answered (`max_rounds`), when given."""

@@ -13,7 +13,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, ElicitRequestParams, ElicitResult, ErrorData
 
 from mcpbridge import CallBudgets, describe
-from mcpbridge_elicitation.names import LEGACY_FIX
+from mcpbridge_elicitation import LEGACY_FIX
 
 
 def elicitation_callback(

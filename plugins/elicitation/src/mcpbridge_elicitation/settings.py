@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ImportString
 from mcpbridge import ServerName
 
 
-class Settings(BaseModel):
+class ElicitationSettings(BaseModel):
     """The plugin's settings; every key is optional."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcpbridge import BridgeContext, Plugin, hookimpl, lazy_exports
 from mcpbridge_events.limits import DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_UPDATES, MIN_TEXT_BYTES, Limits
-from mcpbridge_events.names import EVENT_TYPE
 
 if TYPE_CHECKING:
     from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
@@ -32,14 +31,14 @@ __all__ = [
     "AssembledToolCall",
     "LifecycleEvents",
     "Limits",
-    "Settings",
+    "EventsSettings",
     "ToolCallAssembler",
     "ToolProgress",
     "stream_transformers",
 ]
 
 
-class Settings(BaseModel):
+class EventsSettings(BaseModel):
     """`[plugins.events]`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -57,13 +56,17 @@ class Settings(BaseModel):
     many UTF-8 bytes, with a marker saying how much was cut, before it reaches the stream."""
 
 
-mcpbridge_plugin = Plugin(settings=Settings, position=10)
+EVENT_TYPE = "mcpbridge.tool_call"
+"""The `type` of every event this plugin writes to the custom stream."""
+
+mcpbridge_plugin = Plugin(settings=EventsSettings, position=10)
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[LifecycleEvents]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[LifecycleEvents]:
     from mcpbridge_events.lifecycle import LifecycleEvents
 
+    settings = context.settings_of(EventsSettings)
     limits = Limits(settings.max_updates_per_call, settings.max_text_bytes)
     include = {"include_input": settings.include_input, "include_output": settings.include_output}
-    return [LifecycleEvents(**include, limits=limits, note_types=config.artifact_types)]
+    return [LifecycleEvents(**include, limits=limits, note_types=context.artifact_types)]

@@ -19,8 +19,8 @@ from langgraph.errors import GraphBubbleUp
 from mcp.types import CallToolResult, InputRequiredResult
 
 from mcpbridge import STRUCTURED_CONTENT, ToolCallHandler, ToolCallRequest, result_text
+from mcpbridge_events import EVENT_TYPE
 from mcpbridge_events.limits import Limits, bounded
-from mcpbridge_events.names import EVENT_TYPE
 from mcpbridge_events.runs import namespace_of, report_tool_error
 
 
@@ -29,7 +29,7 @@ class LifecycleEvents:
     `request.runtime.stream_writer`. Outermost, so it sees cache hits, retries and approvals
     of the same call (through `request.notify` and the artifact) and reports them as fields of
     that call instead of as calls of their own. Its notes are the artifact entries whose
-    `type` is in `note_types` (the bridge's declared `config.artifact_types`). Every text a
+    `type` is in `note_types` (the bridge's declared `context.artifact_types`). Every text a
     server sends in an update or progress event is cut to `limits.max_text_bytes`; `started`
     tells consumers the limits and the note types."""
 

@@ -41,10 +41,11 @@ _CREDENTIAL = re.compile(r"auth|cookie|key|token|secret|session|passw", re.IGNOR
 
 
 @hookimpl
-def mcpbridge_check_settings(settings: HeadersSettings, config: BridgeContext) -> None:
+def mcpbridge_check_settings(context: BridgeContext) -> None:
     """Headers only reach `url` (streamable HTTP or SSE) servers: refuse them for any other."""
+    settings = context.settings_of(HeadersSettings)
     for name in sorted({*settings.servers, *settings.providers}):
-        transport = config.settings.servers[name].transport
+        transport = context.settings.servers[name].transport
         if transport not in ("http", "sse"):
             raise ConfigError(
                 f"[plugins.headers] configures headers for server {name!r}, a {transport} server, which carries no "
@@ -54,9 +55,10 @@ def mcpbridge_check_settings(settings: HeadersSettings, config: BridgeContext) -
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: HeadersSettings) -> list[HeadersInterceptor]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[HeadersInterceptor]:
     from mcpbridge_headers.interceptor import HeadersInterceptor
 
+    settings = context.settings_of(HeadersSettings)
     # Fixed values of credential headers are secrets the bridge knows, as a server's static
     # `headers` are: a server quoting one back (an error naming the refused token) must not show
     # it to the model, a span, an event or a log. (Not `x-tenant = "acme"`: hiding every "acme"

@@ -23,7 +23,7 @@ mcpbridge_plugin = Plugin(settings=OtelSettings, position=20)
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: OtelSettings, config: BridgeContext) -> list[OtelInterceptor]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[OtelInterceptor]:
     from mcpbridge_otel.interceptor import OtelInterceptor
 
-    return [OtelInterceptor(settings, servers=config.settings.servers)]
+    return [OtelInterceptor(context.settings_of(OtelSettings), servers=context.settings.servers)]

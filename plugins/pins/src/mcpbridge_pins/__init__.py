@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mcpbridge import BridgeContext, Plugin, PluginError, StashKey, hookimpl, lazy_exports
-from mcpbridge_pins.settings import Settings
+from mcpbridge_pins.settings import PinsSettings
 
 if TYPE_CHECKING:
     from mcpbridge import MCPBridge
@@ -27,27 +27,28 @@ if TYPE_CHECKING:
 # The review imports mcp: on first use only, so that loading the plugin stays cheap.
 __getattr__ = lazy_exports(__name__, dict.fromkeys(("HeldTool", "ToolDefinitions"), "mcpbridge_pins.review"))
 
-__all__ = ["HeldTool", "Settings", "ToolDefinitions", "accept_tools", "held_tools"]
+__all__ = ["HeldTool", "PinsSettings", "ToolDefinitions", "accept_tools", "held_tools"]
 
-mcpbridge_plugin = Plugin(settings=Settings)
+mcpbridge_plugin = Plugin(settings=PinsSettings)
 DEFINITIONS = StashKey["ToolDefinitions"]()
 
 
 @hookimpl
-def mcpbridge_tool_review(settings: Settings, config: BridgeContext) -> ToolDefinitions:
-    if DEFINITIONS not in config.stash:
+def mcpbridge_tool_review(context: BridgeContext) -> ToolDefinitions:
+    if DEFINITIONS not in context.stash:
         from mcpbridge_pins.review import ToolDefinitions
 
-        config.stash[DEFINITIONS] = ToolDefinitions(settings, config)
-    return config.stash[DEFINITIONS]
+        context.stash[DEFINITIONS] = ToolDefinitions(context.settings_of(PinsSettings), context)
+    return context.stash[DEFINITIONS]
 
 
 @hookimpl
-def mcpbridge_status(settings: Settings, config: BridgeContext) -> str:
+def mcpbridge_status(context: BridgeContext) -> str:
+    settings = context.settings_of(PinsSettings)
     if not settings.pinning:
         return "pins no tool: changed definitions are logged and read as cautiously as before (set `pin_tools`)"
     servers = "every server" if settings.pin_tools is True else ", ".join(settings.pin_tools or ())
-    return f"pins the tools of {servers} in {settings.path(config.source)}"
+    return f"pins the tools of {servers} in {settings.path(context.source)}"
 
 
 def held_tools(bridge: MCPBridge) -> tuple[HeldTool, ...]:

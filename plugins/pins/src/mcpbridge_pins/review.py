@@ -24,7 +24,7 @@ from mcp.types import Tool
 
 from mcpbridge import BridgeContext, ToolHints, tool_hints
 from mcpbridge_pins.cautious import annotated_as, contradictory, most_cautious
-from mcpbridge_pins.settings import Settings
+from mcpbridge_pins.settings import PinsSettings
 from mcpbridge_pins.store import Definition, PinStore
 
 logger = logging.getLogger("mcpbridge_pins")
@@ -77,12 +77,12 @@ class _Known:
 class ToolDefinitions:
     """One bridge's memory of tool definitions; `review()` runs on each listing."""
 
-    def __init__(self, settings: Settings, config: BridgeContext) -> None:
+    def __init__(self, settings: PinsSettings, context: BridgeContext) -> None:
         self._settings = settings
-        self._config = config
+        self._context = context
         self._known: dict[str, dict[str, _Known]] = {}
         """Per server, per MCP tool name, oldest first: at most `max_tools` besides the latest listing's."""
-        self._pins = PinStore(settings.path(config.source), settings.max_tools) if settings.pinning else None
+        self._pins = PinStore(settings.path(context.source), settings.max_tools) if settings.pinning else None
 
     @property
     def held(self) -> tuple[HeldTool, ...]:
@@ -119,7 +119,7 @@ class ToolDefinitions:
                 server,
                 unpinned,
                 self._settings.max_tools,
-                self._settings.path(self._config.source),
+                self._settings.path(self._context.source),
             )
         return [known.offered for known, _ in learned if known.offered_now]
 
@@ -147,7 +147,7 @@ class ToolDefinitions:
             return (
                 f"tool {name!r} of server {server!r} is left out unpinned: the server's pins are all taken "
                 f"(max_tools = {self._settings.max_tools}); raise max_tools, or remove the pins of tools it no "
-                f"longer lists from {self._settings.path(self._config.source)}"
+                f"longer lists from {self._settings.path(self._context.source)}"
             )
         if known is None or known.held is None:
             return None
@@ -230,7 +230,7 @@ class ToolDefinitions:
             "mcpbridge: server %r changed tool %s (%s); %s", server, shown(name), ", ".join(changed), outcome
         )
         data = {"server_name": server, "name": name, "changed": list(changed), "left_out": known.held is not None}
-        self._config.notify("tool.changed", data)
+        self._context.notify("tool.changed", data)
 
 
 def target(server: str, name: str) -> str:

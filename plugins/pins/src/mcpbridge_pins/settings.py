@@ -18,7 +18,7 @@ DEFAULT_FILE = "mcpbridge.pins.json"
 DEFAULT_MAX_TOOLS = 5000
 
 
-class Settings(BaseModel):
+class PinsSettings(BaseModel):
     """Changed definitions are always noticed; `pin_tools` also holds them back."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcpbridge import Plugin, hookimpl, lazy_exports
-from mcpbridge_retry.names import ARTIFACT_TYPE, EVENT
+from mcpbridge import BridgeContext, Plugin, hookimpl, lazy_exports
 from mcpbridge_retry.settings import Policy, RetrySettings, Rule
 
 if TYPE_CHECKING:
@@ -21,11 +20,16 @@ __getattr__ = lazy_exports(__name__, {"RetryInterceptor": "mcpbridge_retry.inter
 
 __all__ = ["ARTIFACT_TYPE", "EVENT", "Policy", "RetryInterceptor", "RetrySettings", "Rule"]
 
+ARTIFACT_TYPE = "mcpbridge_retry"
+"""The `type` of the entry this plugin adds to a call's artifact."""
+EVENT = "retry.attempt"
+"""The event a retry is reported as (`request.notify`)."""
+
 mcpbridge_plugin = Plugin(settings=RetrySettings, position=60, artifacts=(ARTIFACT_TYPE,))
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: RetrySettings) -> list[RetryInterceptor]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[RetryInterceptor]:
     from mcpbridge_retry.interceptor import RetryInterceptor
 
-    return [RetryInterceptor(settings)]
+    return [RetryInterceptor(context.settings_of(RetrySettings))]

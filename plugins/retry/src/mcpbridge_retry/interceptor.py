@@ -30,7 +30,7 @@ from mcpbridge import (
     result_text,
     tool_hints,
 )
-from mcpbridge_retry.names import ARTIFACT_TYPE, EVENT
+from mcpbridge_retry import ARTIFACT_TYPE, EVENT
 from mcpbridge_retry.settings import Policy, RetrySettings
 
 logger = logging.getLogger("mcpbridge_retry")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from mcpbridge import (
+    DIRECT,
     BridgeContext,
     ConfigError,
     Plugin,
@@ -28,7 +29,7 @@ from mcpbridge import (
     lazy_exports,
     validation_problems,
 )
-from mcpbridge_roots.settings import RootConfig, Settings
+from mcpbridge_roots.settings import RootConfig, RootsSettings
 
 if TYPE_CHECKING:
     from mcp.types import Root
@@ -39,11 +40,10 @@ if TYPE_CHECKING:
 # The answering side imports mcp: on first use only, so that loading the plugin stays cheap.
 __getattr__ = lazy_exports(__name__, {"RootsInterceptor": "mcpbridge_roots.answering"})
 
-__all__ = ["RootConfig", "RootsInterceptor", "Settings", "roots_of", "set_roots"]
+__all__ = ["RootConfig", "RootsInterceptor", "RootsSettings", "roots_of", "set_roots"]
 
-DIRECT = "interceptors"
 mcpbridge_plugin = Plugin(
-    settings=Settings,
+    settings=RootsSettings,
     position=95,
     after=(DIRECT,),
     before=("cache",),
@@ -56,30 +56,32 @@ mcpbridge_plugin = Plugin(
 ROOTS = StashKey["dict[str, ServerRoots]"]()
 
 
-def _roots(settings: Settings, config: BridgeContext) -> dict[str, ServerRoots]:
+def _roots(context: BridgeContext) -> dict[str, ServerRoots]:
     """This bridge's roots by server, shared by its interceptor and its client callbacks."""
-    if ROOTS not in config.stash:
+    if ROOTS not in context.stash:
         from mcpbridge_roots.answering import ServerRoots
 
-        config.stash[ROOTS] = {server: ServerRoots(roots) for server, roots in settings.servers.items()}
-    return config.stash[ROOTS]
+        servers = context.settings_of(RootsSettings).servers
+        context.stash[ROOTS] = {server: ServerRoots(roots) for server, roots in servers.items()}
+    return context.stash[ROOTS]
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[RootsInterceptor]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[RootsInterceptor]:
     from mcpbridge_roots.answering import RootsInterceptor
 
-    return [RootsInterceptor(_roots(settings, config))] if settings.servers else []
+    return [RootsInterceptor(_roots(context))] if context.settings_of(RootsSettings).servers else []
 
 
 @hookimpl
-def mcpbridge_client_options(server_name: str, settings: Settings, config: BridgeContext) -> Mapping[str, Any] | None:
-    roots = _roots(settings, config).get(server_name)
+def mcpbridge_client_options(server_name: str, context: BridgeContext) -> Mapping[str, Any] | None:
+    roots = _roots(context).get(server_name)
     return {"list_roots_callback": roots.list_roots} if roots is not None else None
 
 
 @hookimpl
-def mcpbridge_status(settings: Settings) -> str:
+def mcpbridge_status(context: BridgeContext) -> str:
+    settings = context.settings_of(RootsSettings)
     if not settings.servers:
         return "tells no server of roots: list servers in `servers` of [plugins.roots]"
     return "tells roots to " + ", ".join(f"{server} ({len(roots)})" for server, roots in settings.servers.items())
@@ -112,9 +114,8 @@ async def set_roots(bridge: MCPBridge, server: str, roots: Sequence[str | Mappin
 
 
 def _server_roots(bridge: MCPBridge, server: str) -> ServerRoots | None:
-    if server not in bridge.settings.servers:
-        configured = ", ".join(bridge.settings.servers) or "none"
-        raise ConfigError(f"unknown server {server!r}; configured servers: {configured}")
+    if server not in bridge.servers:
+        raise ConfigError.unknown_server(server, bridge.servers)
     if "roots" not in bridge.chain:
         raise PluginError(
             "this bridge has no roots plugin: load it with MCPBridge(..., plugins=['roots']) or enable it "

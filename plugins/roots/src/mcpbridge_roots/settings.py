@@ -41,7 +41,7 @@ class RootConfig(BaseModel):
         return uri
 
 
-class Settings(BaseModel):
+class RootsSettings(BaseModel):
     """The plugin's settings: which servers are told the client has roots, and their first roots."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

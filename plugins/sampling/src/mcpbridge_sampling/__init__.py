@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpbridge import BridgeContext, Plugin, StashKey, hookimpl, lazy_exports
-from mcpbridge_sampling.names import ARTIFACT_TYPE
-from mcpbridge_sampling.settings import Settings
+from mcpbridge_sampling.settings import SamplingSettings
 
 if TYPE_CHECKING:
     from mcpbridge import ToolCallInterceptor
@@ -40,17 +39,19 @@ __all__ = [
     "PAYLOAD_TYPE",
     "SAMPLING_REVIEW",
     "SamplingInterceptor",
-    "Settings",
+    "SamplingSettings",
     "create_sampling_resume",
 ]
 
+ARTIFACT_TYPE = "mcpbridge_sampling"
+"""The `type` of the entry this plugin adds to a call's artifact."""
 ADVICE = (
     "set `model` and list the server in `servers` of [plugins.sampling] "
     '(with `review = "always"`, legacy-protocol servers are not offered sampling)'
 )
 
 mcpbridge_plugin = Plugin(
-    settings=Settings,
+    settings=SamplingSettings,
     position=55,
     after=("elicitation",),
     answers=("sampling",),
@@ -65,35 +66,37 @@ are built once per bridge."""
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings, config: BridgeContext) -> list[ToolCallInterceptor]:
+def mcpbridge_interceptors(context: BridgeContext) -> list[ToolCallInterceptor]:
     from mcpbridge_sampling.interceptor import SamplingInterceptor
 
-    return [SamplingInterceptor(_sampler(settings, config))]
+    return [SamplingInterceptor(_sampler(context))]
 
 
 @hookimpl
-def mcpbridge_client_options(server_name: str, settings: Settings, config: BridgeContext) -> Mapping[str, Any] | None:
+def mcpbridge_client_options(server_name: str, context: BridgeContext) -> Mapping[str, Any] | None:
+    settings = context.settings_of(SamplingSettings)
     if not settings.allows(server_name):
         return None  # a server that may not ask is never told the client can answer
     from mcpbridge import ModernOnly
     from mcpbridge_sampling.legacy import sampling_callback
 
-    callback = sampling_callback(server_name, _sampler(settings, config))
+    callback = sampling_callback(server_name, _sampler(context))
     # With review on, only modern servers can be answered (the agent pauses between rounds).
     return {"sampling_callback": callback if settings.review == "never" else ModernOnly(callback)}
 
 
 @hookimpl
-def mcpbridge_status(settings: Settings) -> str:
+def mcpbridge_status(context: BridgeContext) -> str:
+    settings = context.settings_of(SamplingSettings)
     if settings.model is None:
         return "answers no sampling request: set `model` in [plugins.sampling]"
     servers = "every server" if settings.all_servers else ", ".join(settings.servers) or "no server"
     return f"answers sampling for {servers} (max_tokens {settings.max_tokens}, review {settings.review})"
 
 
-def _sampler(settings: Settings, config: BridgeContext) -> Sampler:
-    if SAMPLER not in config.stash:
+def _sampler(context: BridgeContext) -> Sampler:
+    if SAMPLER not in context.stash:
         from mcpbridge_sampling.sampler import Sampler
 
-        config.stash[SAMPLER] = Sampler(settings)
-    return config.stash[SAMPLER]
+        context.stash[SAMPLER] = Sampler(context.settings_of(SamplingSettings))
+    return context.stash[SAMPLER]

@@ -12,10 +12,10 @@ from collections import OrderedDict
 from collections.abc import Coroutine
 from typing import Any
 
-from mcp.types import CreateMessageRequest, CreateMessageResult, TextContent
+from mcp.types import CreateMessageRequest, CreateMessageResult, TextContent, Tool
 
 from mcpbridge import RoundAnswerer, ToolCallError, ToolCallHandler, ToolCallRequest, call_of
-from mcpbridge_sampling.names import ARTIFACT_TYPE
+from mcpbridge_sampling import ARTIFACT_TYPE
 from mcpbridge_sampling.review import DECISION_SCHEMA, SAMPLING_REVIEW, review_details
 from mcpbridge_sampling.sampler import Draft, Refused, Sampler
 
@@ -35,13 +35,15 @@ class SamplingInterceptor(RoundAnswerer):
         self._drafts: OrderedDict[tuple[str | None, ...], Draft] = OrderedDict()
         """Drafts shown to a person, by call and request (the oldest dropped)."""
 
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        """Only the tools of servers allowed to sample (a model set, the server listed): no other
+        tool's call passes through this layer, and none at all while no model is set."""
+        return self.sampler.settings.allows(server_name)
+
     def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Coroutine[Any, Any, Any]:
-        """The rounds answered; for a server allowed to sample, with the budget of what it may
-        ask during the call on the legacy protocol. No frame of this method either way."""
-        answering = super().__call__(request, handler)
-        if not self.sampler.settings.allows(request.server_name):
-            return answering
-        return self.sampler.budgets.during(request.server_name, answering)
+        """The rounds answered, with the budget of what the server may ask during the call on
+        the legacy protocol. No frame of this method."""
+        return self.sampler.budgets.during(request.server_name, super().__call__(request, handler))
 
     async def _answer_round(self, request: ToolCallRequest, asked: dict[str, Any]) -> dict[str, Any]:
         answers = {key: await self._answer(request, key, asked_for) for key, asked_for in asked.items()}

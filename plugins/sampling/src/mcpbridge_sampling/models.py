@@ -9,7 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from mcp.types import ModelPreferences
 
 from mcpbridge import ConfigError, describe
-from mcpbridge_sampling.settings import ModelSpec, Settings
+from mcpbridge_sampling.settings import ModelSpec, SamplingSettings
 
 
 class Chosen(NamedTuple):
@@ -23,7 +23,7 @@ class Chosen(NamedTuple):
 class ModelChooser:
     """Picks and builds the models of one bridge's settings."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: SamplingSettings) -> None:
         self.settings = settings
         self._built: dict[str, BaseChatModel] = {}
 

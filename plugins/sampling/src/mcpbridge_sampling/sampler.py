@@ -18,7 +18,7 @@ from mcpbridge import CallBudgets, describe
 from mcpbridge_sampling import semconv
 from mcpbridge_sampling.convert import Unsupported, call_options, to_messages, to_result, usage
 from mcpbridge_sampling.models import ModelChooser
-from mcpbridge_sampling.settings import Settings
+from mcpbridge_sampling.settings import SamplingSettings
 
 _VERSION = "0.1.0"
 logger = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ class Draft:
 class Sampler:
     """Answers sampling requests for one bridge's settings (shared by its calls)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: SamplingSettings) -> None:
         self.settings = settings
         self.chooser = ModelChooser(settings)
         self.budgets = CallBudgets(settings.max_requests)

@@ -33,7 +33,7 @@ else:  # the same type, checked by `_model_spec`
 """An `init_chat_model` string (`"openai:gpt-4o-mini"`) or a chat model object (Python only)."""
 
 
-class Settings(BaseModel):
+class SamplingSettings(BaseModel):
     """The plugin's settings. Nothing is answered until `model` and `servers` are set."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)

@@ -19,8 +19,8 @@ from mcpbridge import (
     describe,
     error_result,
 )
+from mcpbridge_tasks import ARTIFACT_TYPE, RESUMED_EVENT, STATUS_EVENT
 from mcpbridge_tasks.ledger import Ledger
-from mcpbridge_tasks.names import ARTIFACT_TYPE, RESUMED_EVENT, STATUS_EVENT
 from mcpbridge_tasks.settings import TasksSettings
 
 logger = logging.getLogger("mcpbridge_tasks")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from langgraph.store.base import BaseStore
 
 from mcpbridge import ToolCallRequest, on_caller_loop, thread_id
-from mcpbridge_tasks.names import NAMESPACE
+from mcpbridge_tasks import NAMESPACE
 
 _canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr).encode
 

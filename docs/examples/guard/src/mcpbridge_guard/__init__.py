@@ -5,26 +5,44 @@ deny = [{server = "crm", tool = "delete_*"}]  # ToolSelector rules: globs on ser
 read_only = true  # also refuse every tool that does not declare readOnlyHint
 """
 
+from mcp.types import Tool
 from pydantic import BaseModel, ConfigDict
 
-from mcpbridge import Plugin, ToolCallError, ToolCallHandler, ToolCallRequest, ToolSelector, hookimpl, tool_hints
+from mcpbridge import (
+    BridgeContext,
+    Plugin,
+    ToolCallError,
+    ToolCallHandler,
+    ToolCallRequest,
+    ToolSelector,
+    hookimpl,
+    tool_hints,
+)
 
 
-class Settings(BaseModel):
+class GuardSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     deny: list[ToolSelector] = []
     read_only: bool = False
 
 
-mcpbridge_plugin = Plugin(settings=Settings, position=25)  # inside events and otel, outside approval
+mcpbridge_plugin = Plugin(settings=GuardSettings, position=25)  # inside events and otel, outside approval
+
+
+class Guard:
+    """Sits only on the chains of the tools it refuses: the others' calls never pass through it."""
+
+    def __init__(self, settings: GuardSettings) -> None:
+        self.settings = settings
+
+    def applies_to(self, server_name: str, tool: Tool) -> bool:
+        denied = any(rule.selects(server_name, tool.name) for rule in self.settings.deny)
+        return denied or (self.settings.read_only and not tool_hints(tool).read_only)
+
+    async def __call__(self, call: ToolCallRequest, handler: ToolCallHandler):
+        raise ToolCallError(f"tool {call.name!r} is not allowed", server_name=call.server_name, name=call.name)
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings):
-    async def guard(call: ToolCallRequest, handler: ToolCallHandler):
-        denied = any(rule.selects(call.server_name, call.name) for rule in settings.deny)
-        if denied or (settings.read_only and not tool_hints(call.tool).read_only):
-            raise ToolCallError(f"tool {call.name!r} is not allowed", server_name=call.server_name, name=call.name)
-        return await handler(call)
-
-    return [guard]
+def mcpbridge_interceptors(context: BridgeContext):
+    return [Guard(context.settings_of(GuardSettings))]

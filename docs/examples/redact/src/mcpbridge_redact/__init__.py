@@ -11,23 +11,31 @@ import re
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict
 
-from mcpbridge import Plugin, ToolCallHandler, ToolCallInterceptor, ToolCallRequest, ToolCallResult, hookimpl
+from mcpbridge import (
+    BridgeContext,
+    Plugin,
+    ToolCallHandler,
+    ToolCallInterceptor,
+    ToolCallRequest,
+    ToolCallResult,
+    hookimpl,
+)
 
 
-class Settings(BaseModel):
+class RedactSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     patterns: list[str] = [r"sk-[A-Za-z0-9]{8,}"]
     replacement: str = "[REDACTED]"
 
 
-mcpbridge_plugin = Plugin(settings=Settings, position=15)
+mcpbridge_plugin = Plugin(settings=RedactSettings, position=15)
 """Just inside the events plugin, so that nothing outside it sees a secret."""
 
 
 class Redactor:
     """Rewrites the text items of every result; the server still sees the real call."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: RedactSettings) -> None:
         self.pattern = re.compile("|".join(f"(?:{p})" for p in settings.patterns))
         self.replacement = settings.replacement
 
@@ -41,8 +49,8 @@ class Redactor:
 
 
 @hookimpl
-def mcpbridge_check_settings(settings: Settings) -> None:
-    for pattern in settings.patterns:
+def mcpbridge_check_settings(context: BridgeContext) -> None:
+    for pattern in context.settings_of(RedactSettings).patterns:
         try:
             re.compile(pattern)
         except re.error as exc:
@@ -50,5 +58,5 @@ def mcpbridge_check_settings(settings: Settings) -> None:
 
 
 @hookimpl
-def mcpbridge_interceptors(settings: Settings) -> list[ToolCallInterceptor]:
-    return [Redactor(settings)]
+def mcpbridge_interceptors(context: BridgeContext) -> list[ToolCallInterceptor]:
+    return [Redactor(context.settings_of(RedactSettings))]
