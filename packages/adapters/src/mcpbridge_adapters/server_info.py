@@ -12,6 +12,7 @@ from mcp.types import Implementation, InitializeResult, ServerCapabilities
 from mcpbridge_adapters.callbacks import CallbackContext, Callbacks, _MCPCallbacks
 from mcpbridge_adapters.interceptors import legacy
 from mcpbridge_adapters.sessions import Connection, create_session, in_new_session
+from mcpbridge_adapters.shared import SharedSession
 
 __all__ = ["ALREADY_INITIALIZED_ERROR", "LegacyInitializeResult", "load_mcp_server_info"]
 
@@ -64,7 +65,7 @@ def _initialized(session: Any) -> bool:
 
 
 async def load_mcp_server_info(
-    session: ClientSession | None,
+    session: ClientSession | SharedSession | None,
     *,
     connection: Connection | None = None,
     callbacks: Callbacks | None = None,
