@@ -10,7 +10,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcp.types import CallToolResult, TextContent
 
-from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest, compose, hookimpl
+from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest, ValueSource, compose, hookimpl
 from tests.servers import basic
 
 
@@ -181,13 +181,17 @@ async def test_plugins_release_what_they_hold_when_the_bridge_closes() -> None:
     assert holder.closed == 2
 
 
-def test_runtime_value_walks_mappings_and_attributes() -> None:
-    from mcpbridge._toolkit.sources import runtime_value
+def test_a_value_source_walks_mappings_and_attributes() -> None:
     from mcpbridge.testing import make_runtime
 
     runtime = make_runtime({"user": {"id": "u1"}}, state={"n": 0}, config={"configurable": {"tenant": "t"}})
-    assert runtime_value(runtime, ("context", "user", "id")) == "u1"
-    assert runtime_value(runtime, ("state", "n")) == 0
-    assert runtime_value(runtime, ("config", "configurable", "tenant")) == "t"
-    assert runtime_value(runtime, ("context", "missing")) is None
-    assert runtime_value(None, ("context", "user")) is None
+    request = ToolCallRequest("t", {}, "s", runtime=runtime)
+
+    def read(source: str, request: ToolCallRequest = request) -> Any:
+        return ValueSource.parse(source).read(request)
+
+    assert read("context.user.id") == "u1"
+    assert read("state.n") == 0
+    assert read("config.configurable.tenant") == "t"
+    assert read("context.missing") is None
+    assert read("context.user", ToolCallRequest("t", {}, "s")) is None

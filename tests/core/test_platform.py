@@ -28,6 +28,7 @@ from mcpbridge import (
     Question,
     ServerConnectionError,
     ServerName,
+    Settings as BridgeSettings,
     ToolCallError,
     ToolCallHandler,
     ToolCallRequest,
@@ -38,7 +39,6 @@ from mcpbridge import (
     selected,
     tool_hints,
 )
-from mcpbridge._platform.ordering import chain_order
 from mcpbridge.testing import make_runtime
 from tests.servers import basic
 
@@ -108,13 +108,36 @@ def test_selectors_are_globs_on_server_and_mcp_tool_names() -> None:
     assert [r.limit for r in selected(rules, "CRM", "delete_contact")] == [2]  # case-sensitive
 
 
-def test_chain_order_follows_positions_then_constraints_and_names_a_cycle() -> None:
+def declaring(name: str, declaration: Plugin) -> object:
+    """A plugin named `name` that declares where it sits and passes every call on."""
+
+    class Declaring:
+        mcpbridge_name = name
+        mcpbridge_plugin = declaration
+
+        @hookimpl
+        def mcpbridge_interceptors(self) -> list[Any]:
+            async def passing(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
+                return await handler(request)
+
+            return [passing]
+
+    return Declaring()
+
+
+def chain_of(declared: dict[str, Plugin], order: list[str] | None = None) -> list[str]:
+    settings = BridgeSettings(plugins={"order": order}) if order else None
+    plugins = [declaring(name, declaration) for name, declaration in declared.items()]
+    return list(MCPBridge({}, plugins=plugins, settings=settings).chain[:-1])  # the core's claiming layer ends it
+
+
+def test_the_chain_follows_positions_then_constraints_and_names_a_cycle() -> None:
     declared = {"a": Plugin(position=50), "b": Plugin(position=10), "c": Plugin(position=5, after=("a",))}
-    assert chain_order(declared) == ["b", "a", "c"]
-    assert chain_order(declared, ["c"]) == ["c", "b", "a"]
+    assert chain_of(declared) == ["b", "a", "c"]
+    assert chain_of(declared, ["c"]) == ["c", "b", "a"]
     cycle = {"x": Plugin(before=("y",)), "y": Plugin(before=("x",)), "z": Plugin()}
     with pytest.raises(ConfigError, match=r"x, y declare positions that contradict.*x before y, y before x.*order = "):
-        chain_order(cycle)
+        chain_of(cycle)
 
 
 def test_one_reading_of_annotations_with_the_spec_defaults() -> None:

@@ -14,8 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mcpbridge_retry import EVENT
 
-from mcpbridge import MCPBridge, ToolCallHandler, ToolCallRequest
-from mcpbridge._base.config import build_settings
+from mcpbridge import MCPBridge, Settings, ToolCallHandler, ToolCallRequest
 
 ERROR = "unavailable " + "x" * 1_000_000
 RETRY = {"error_patterns": ["unavailable"], "initial": 0.01, "max": 0.01, "attempts": 3}
@@ -40,7 +39,7 @@ async def test_a_huge_error_is_quoted_cut(caplog: pytest.LogCaptureFixture) -> N
         return await handler(request.override(observers=heard))
 
     caplog.set_level(logging.INFO, logger="mcpbridge_retry")
-    settings = build_settings({"plugins": {"order": ["interceptors", "retry"], "retry": RETRY}})
+    settings = Settings(plugins={"order": ["interceptors", "retry"], "retry": RETRY})
     async with MCPBridge(
         {"f": {"server": build()}}, settings=settings, plugins=[mcpbridge_retry], interceptors=[listen]
     ) as bridge:

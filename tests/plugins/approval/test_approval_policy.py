@@ -20,7 +20,7 @@ pytestmark = pytest.mark.serial  # it measures time or shares a service: run alo
 @pytest.fixture
 async def server_tools() -> dict[str, Tool]:
     async with MCPBridge({"files": approval_servers.build()}, plugins=[]) as bridge:
-        return {tool.name: tool for tool in await bridge._connections["files"].list_tools()}
+        return {tool.binding.tool.name: tool.binding.tool for tool in await bridge.list_tools()}
 
 
 def call(tools: dict[str, Tool], name: str, server: str = "files", **args: Any) -> ToolCallRequest:

@@ -13,7 +13,7 @@ from langgraph.errors import GraphInterrupt
 from mcp.types import ElicitResult
 
 from mcpbridge import ConfigError, MCPBridge, Plugin, PluginError, Settings, ToolCallHandler, ToolCallRequest, hookimpl
-from mcpbridge.testing import make_runtime
+from mcpbridge.testing import SessionProbe, make_runtime
 from tests.helpers.cache import READS, BridgeMaker, cache_entries, call, counting_server, text
 from tests.servers.answering import Answering, pick_a_date
 
@@ -173,7 +173,7 @@ async def test_a_hit_is_a_fresh_copy(cached_bridge: BridgeMaker, calls: Counter[
     async with cached_bridge(rules=READS) as bridge:
         [tool] = [t for t in await bridge.list_tools() if t.binding.tool.name == "lookup"]
         [cache] = mcpbridge_cache.interceptors_of(bridge)
-        server = bridge._connections["s"].call_tool
+        server = SessionProbe(bridge, "s").call_tool
 
         def request() -> ToolCallRequest:
             return ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)
@@ -198,7 +198,7 @@ async def test_hits_and_misses_are_notified(cached_bridge: BridgeMaker) -> None:
         [cache] = mcpbridge_cache.interceptors_of(bridge)
         for _ in range(2):
             request = ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)
-            await listen(request, lambda r: cache(r, bridge._connections["s"].call_tool))
+            await listen(request, lambda r: cache(r, SessionProbe(bridge, "s").call_tool))
     assert [event for event, _ in seen] == ["cache.miss", "cache.hit"]
     assert seen[1][1]["server_name"] == "s"
     assert seen[1][1]["name"] == "lookup"
@@ -218,7 +218,7 @@ async def test_interrupts_pass_through_and_free_the_flight(cached_bridge: Bridge
             if interrupting:
                 interrupting = False
                 raise GraphInterrupt(())
-            return await bridge._connections["s"].call_tool(request)
+            return await SessionProbe(bridge, "s").call_tool(request)
 
         def request() -> ToolCallRequest:
             return ToolCallRequest(name="lookup", args={"q": "x"}, server_name="s", tool=tool.binding.tool)

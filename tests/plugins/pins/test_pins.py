@@ -26,8 +26,7 @@ from mcpbridge_cli import main as cli
 from mcpbridge_pins.cautious import annotated_as, most_cautious
 from mcpbridge_pins.review import shown
 
-from mcpbridge import ConfigError, MCPBridge, PluginError, ToolCallRequest, hookimpl, tool_hints
-from mcpbridge._base.config import build_settings
+from mcpbridge import ConfigError, MCPBridge, PluginError, Settings, ToolCallRequest, hookimpl, tool_hints
 from mcpbridge.testing import ScriptedChatModel, serving, tool_call_turn
 from tests.helpers.relabel import call, logged, shift, shifting, text, tools_of
 from tests.security import relabel_servers
@@ -152,7 +151,7 @@ async def pinned_bridge(
     config: dict[str, Any], pins: Path, plugins: list[Any] | None = None
 ) -> AsyncIterator[MCPBridge]:
     table = {"pin_tools": ["s"], "file": str(pins)}
-    settings = build_settings({"servers": {"s": config}, "plugins": {"pins": table}})
+    settings = Settings(servers={"s": config}, plugins={"pins": table})
     async with MCPBridge(settings=settings, plugins=[*(plugins or ()), mcpbridge_pins]) as bridge:
         yield bridge
 
@@ -250,7 +249,7 @@ async def test_without_the_plugin_nothing_is_pinned_and_its_functions_say_so(tmp
 
 
 def test_an_unknown_server_to_pin_is_refused() -> None:
-    settings = build_settings({"servers": {"s": {"url": "http://x/mcp"}}, "plugins": {"pins": {"pin_tools": ["t"]}}})
+    settings = Settings(servers={"s": {"url": "http://x/mcp"}}, plugins={"pins": {"pin_tools": ["t"]}})
     with pytest.raises(ConfigError, match=r"plugins.pins.pin_tools.*server 't' is not configured"):
         MCPBridge(settings=settings, plugins=[mcpbridge_pins])
 
