@@ -11,6 +11,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +21,8 @@ from langchain_core.messages import ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.json_schema import dereference_refs
 
-from mcpbridge import ConfigError, MCPBridge, schema_problems
-from mcpbridge._base.config import SchemaBounds, build_settings
+from mcpbridge import ConfigError, MCPBridge, Settings, load_settings, schema_problems
+from mcpbridge._base.config import SchemaBounds
 from mcpbridge._tools.schema_cost import SchemaOverBound, measure
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.helpers import stdio_config
@@ -50,15 +51,15 @@ async def costly_bridge(transport: str, **options: Any) -> AsyncIterator[MCPBrid
     options.setdefault("timeout", 30)
     if transport == "inprocess":
         async with MCPBridge(
-            {"costly": {"server": costly_servers.bombs()}}, plugins=[], settings=build_settings(options)
+            {"costly": {"server": costly_servers.bombs()}}, plugins=[], settings=Settings(**options)
         ) as bridge:
             yield bridge
     elif transport == "stdio":
-        async with MCPBridge({"costly": stdio_config(MODULE)}, plugins=[], settings=build_settings(options)) as bridge:
+        async with MCPBridge({"costly": stdio_config(MODULE)}, plugins=[], settings=Settings(**options)) as bridge:
             yield bridge
     else:
         with serving(costly_servers.bombs().streamable_http_app()) as url:
-            async with MCPBridge({"costly": {"url": url}}, plugins=[], settings=build_settings(options)) as bridge:
+            async with MCPBridge({"costly": {"url": url}}, plugins=[], settings=Settings(**options)) as bridge:
                 yield bridge
 
 
@@ -76,7 +77,7 @@ async def test_a_costly_schema_leaves_its_tool_out_with_one_warning(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="mcpbridge")
     async with costly_bridge(transport) as bridge:
-        await bridge._connections["costly"].list_tools()  # the SDK's own listing is not measured
+        await bridge.session("costly")  # opening it lists the tools: the SDK's own listing is not measured
         async with LoopWatch() as watch:
             tools = {tool.name: tool for tool in await bridge.list_tools()}
         await bridge.list_tools(refresh=True)  # the same definitions again: no second warning
@@ -153,11 +154,14 @@ async def test_deep_arguments_in_an_agent_run_end_in_an_error_message() -> None:
     assert "max_argument_depth=64" in text(message), text(message)
 
 
-def test_a_depth_limit_past_what_the_sdk_can_send_is_a_config_error() -> None:
+def test_a_depth_limit_past_what_the_sdk_can_send_is_a_config_error(tmp_path: Path) -> None:
     """pydantic, which serializes every request, refuses values nested past ~254 levels."""
-    assert build_settings({"max_argument_depth": 200}).max_argument_depth == 200
+    config = tmp_path / "mcpbridge.toml"
+    config.write_text("max_argument_depth = 200\n")
+    assert load_settings(config).max_argument_depth == 200
+    config.write_text("max_argument_depth = 201\n")
     with pytest.raises(ConfigError, match="max_argument_depth"):
-        build_settings({"max_argument_depth": 201})
+        load_settings(config)
 
 
 def test_schema_problems_reports_deep_values_and_never_raises() -> None:

@@ -18,11 +18,11 @@ from mcpbridge import (
     CannotPauseError,
     MCPBridge,
     MCPTool,
+    Settings,
     ToolCallHandler,
     ToolCallRequest,
     definition_fingerprint,
 )
-from mcpbridge._base.config import build_settings
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 
 from . import approval_servers
@@ -216,7 +216,7 @@ async def test_observers_hear_requested_and_decided() -> None:
     async def listen(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         return await handler(request.override(observers=(*request.observers, lambda e, d: events.append((e, dict(d))))))
 
-    settings = build_settings({"plugins": {"order": ["interceptors", "approval"]}})
+    settings = Settings(plugins={"order": ["interceptors", "approval"]})
     async with MCPBridge(
         {"files": approval_servers.build()}, settings=settings, plugins=[mcpbridge_approval], interceptors=[listen]
     ) as bridge:

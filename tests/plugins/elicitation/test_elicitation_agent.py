@@ -14,8 +14,7 @@ from langgraph.types import Command, Interrupt
 from mcpbridge_elicitation import create_elicitation_resume
 from pydantic import ValidationError
 
-from mcpbridge import CannotPauseError, ConfigError, MCPBridge, MCPTool, ToolCallHandler, ToolCallRequest
-from mcpbridge._base.config import build_settings
+from mcpbridge import CannotPauseError, ConfigError, MCPBridge, MCPTool, Settings, ToolCallHandler, ToolCallRequest
 from mcpbridge.testing import ScriptedChatModel, tool_call_turn
 
 from . import elicit_servers
@@ -259,7 +258,7 @@ async def test_observers_hear_each_round() -> None:
     async def listen(request: ToolCallRequest, handler: ToolCallHandler) -> Any:
         return await handler(request.override(observers=(*request.observers, lambda e, d: events.append((e, dict(d))))))
 
-    settings = build_settings({"plugins": {"order": ["interceptors", "elicitation"]}})
+    settings = Settings(plugins={"order": ["interceptors", "elicitation"]})
     async with MCPBridge(
         {"shop": elicit_servers.build()}, settings=settings, plugins=[mcpbridge_elicitation], interceptors=[listen]
     ) as bridge:
