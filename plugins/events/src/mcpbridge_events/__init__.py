@@ -13,7 +13,7 @@ from mcpbridge_events.limits import DEFAULT_MAX_TEXT_BYTES, DEFAULT_MAX_UPDATES,
 
 if TYPE_CHECKING:
     from mcpbridge_events.assembler import AssembledToolCall, ToolCallAssembler, ToolProgress
-    from mcpbridge_events.lifecycle import LifecycleEvents
+    from mcpbridge_events.lifecycle import EVENT_TYPE, LifecycleEvents
     from mcpbridge_events.streaming import stream_transformers
 
 # The interceptor, the assembler and the transformers import mcp, LangChain and LangGraph: on first use only.
@@ -21,7 +21,7 @@ __getattr__ = lazy_exports(
     __name__,
     {
         **dict.fromkeys(("AssembledToolCall", "ToolCallAssembler", "ToolProgress"), "mcpbridge_events.assembler"),
-        "LifecycleEvents": "mcpbridge_events.lifecycle",
+        **dict.fromkeys(("EVENT_TYPE", "LifecycleEvents"), "mcpbridge_events.lifecycle"),
         "stream_transformers": "mcpbridge_events.streaming",
     },
 )
@@ -55,9 +55,6 @@ class EventsSettings(BaseModel):
     """Every text in an update or progress event (a log line, a status message) is cut to this
     many UTF-8 bytes, with a marker saying how much was cut, before it reaches the stream."""
 
-
-EVENT_TYPE = "mcpbridge.tool_call"
-"""The `type` of every event this plugin writes to the custom stream."""
 
 mcpbridge_plugin = Plugin(settings=EventsSettings, position=10)
 

@@ -15,8 +15,7 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 
-from mcpbridge_events import EVENT_TYPE
-from mcpbridge_events.lifecycle import output_of_message
+from mcpbridge_events.lifecycle import EVENT_TYPE, output_of_message
 from mcpbridge_events.limits import Limits, bounded, cut_text
 
 Status = Literal["running", "finished", "error"]

@@ -19,9 +19,11 @@ from langgraph.errors import GraphBubbleUp
 from mcp.types import CallToolResult, InputRequiredResult
 
 from mcpbridge import STRUCTURED_CONTENT, ToolCallHandler, ToolCallRequest, result_text
-from mcpbridge_events import EVENT_TYPE
 from mcpbridge_events.limits import Limits, bounded
 from mcpbridge_events.runs import namespace_of, report_tool_error
+
+EVENT_TYPE = "mcpbridge.tool_call"
+"""The `type` of every event this plugin writes to the custom stream."""
 
 
 class LifecycleEvents:
