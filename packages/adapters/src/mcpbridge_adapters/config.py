@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcpbridge_adapters.httpx_compat import adapt_auth, adapt_factory
-from mcpbridge_adapters.sessions import WEBSOCKET_REFUSED, expand_env, seconds
+from mcpbridge_adapters.sessions import CREATORS, WEBSOCKET_REFUSED, expand_env, seconds
 
 DEFAULT_MODE = "legacy"
 """The protocol the adapters speak; servers that push requests (`ctx.elicit`) need it."""
@@ -56,13 +56,13 @@ def server_config(name: str, connection: Mapping[str, Any], *, call_timeouts: bo
     given.pop("session_kwargs", None)
     if transport == "websocket":
         raise ValueError(f"server {name!r}: {WEBSOCKET_REFUSED}")
+    for key in CREATORS.get(transport, (None, ()))[1]:
+        if key not in given:
+            raise ValueError(f"'{key}' parameter is required for {transport} connection (server {name!r})")
     given.setdefault("mode", DEFAULT_MODE)
     for key, value in ADAPTERS_CLIENT_INFO.items():  # sessions introduce themselves as the adapters' did
         given.setdefault(key, value)
     if transport == "stdio":
-        for key in ("command", "args"):
-            if key not in given:
-                raise ValueError(f"'{key}' parameter is required for stdio connection (server {name!r})")
         if given.get("cwd") is not None:
             given["cwd"] = str(given["cwd"])
         if call_timeouts:
@@ -71,8 +71,6 @@ def server_config(name: str, connection: Mapping[str, Any], *, call_timeouts: bo
         stdio: dict[str, Any] = _literal({**_drop_none(given), **({"env": env} if env is not None else {})})
         return stdio
     if transport in _HTTP or transport == "sse":
-        if "url" not in given:
-            raise ValueError(f"'url' parameter is required for {transport} connection (server {name!r})")
         table = _http_table(name, transport, _literal(_drop_none(given)))
         if call_timeouts:
             table.setdefault("timeout", HTTP_CALL_TIMEOUT)

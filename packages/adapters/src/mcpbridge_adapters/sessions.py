@@ -211,7 +211,7 @@ async def _create_streamable_http_session(
         yield session
 
 
-_CREATORS: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {
+CREATORS: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {
     "stdio": (_create_stdio_session, ("command", "args")),
     "sse": (_create_sse_session, ("url",)),
     "streamable_http": (_create_streamable_http_session, ("url",)),
@@ -235,9 +235,9 @@ async def create_session(
     transport = connection["transport"]
     if transport == "websocket":
         raise ValueError(WEBSOCKET_REFUSED)
-    if transport not in _CREATORS:
+    if transport not in CREATORS:
         raise ValueError(f"Unsupported transport: {transport}. Must be one of: 'stdio', 'sse', 'http'")
-    creator, required = _CREATORS[transport]
+    creator, required = CREATORS[transport]
     for key in required:
         if key not in params:
             raise ValueError(f"'{key}' parameter is required for {transport} connection")
