@@ -44,7 +44,7 @@ async def _nothing_wrong(*args: Any, **kwargs: Any) -> None:
 CHECKS: dict[str, tuple[Any, str, Callable[..., Any]]] = {
     "whether callbacks listen": (tool, "nobody_listens", lambda *args: True),
     "the arguments' wire check": (arguments, "wire_problems", lambda *args, **kwargs: None),
-    "the schema checks": (schemas.ToolSchema, "problems", _nothing_wrong),
+    "the schema checks": (schemas.ToolSchema, "problems", lambda *args, **kwargs: None),
     "the output-schema check": (connections.Connection, "output_problem", _nothing_wrong),
 }
 """Check name: (module or class, attribute, the no-op put in its place)."""

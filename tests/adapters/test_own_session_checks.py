@@ -57,8 +57,8 @@ def text(message: ToolMessage) -> str:
     [
         ({"text": "x\ud800y"}, "text: cannot be sent as UTF-8 JSON (UnicodeEncodeError)"),
         ({"text": deep(300)}, "the value nests more than 64 levels deep, over max_argument_depth=64"),
-        ({"text": 42}, "text: 42 is not of type 'string'"),
-        ({}, "'text' is a required property"),
+        ({"text": 42}, 'text: 42 is not of type "string"'),
+        ({}, '"text" is a required property'),
     ],
     ids=["lone-surrogate", "300-deep", "schema-invalid", "missing"],
 )

@@ -78,8 +78,8 @@ async def test_invalid_arguments_never_reach_the_server() -> None:
         echo = (await tools_of(bridge))["echo"]
         message = await echo.ainvoke(call(echo, {"txt": "typo"}))
         assert message.status == "error"
-        assert "'text' is a required property" in message.content
-        with pytest.raises(InvalidToolArguments, match="is not of type 'string'"):
+        assert '"text" is a required property' in message.content
+        with pytest.raises(InvalidToolArguments, match='is not of type "string"'):
             await echo.ainvoke({"text": 3})
         assert basic.CALLS.get("echo", 0) == 0
         await echo.ainvoke({"text": "ok"})

@@ -12,7 +12,6 @@ from typing import Any, TypedDict
 
 import anyio
 import pytest
-from jsonschema import Draft202012Validator
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
@@ -90,15 +89,6 @@ async def test_mcp_session_keeps_the_time_limit_it_was_opened_with() -> None:
         with still_there("mcp", "ClientSession._session_read_timeout_seconds"):
             assert _compat.own_time_limit(ClientSession(read, out, read_timeout_seconds=2.5)) == 2.5
             assert _compat.own_time_limit(ClientSession(read, out)) is None
-
-
-def test_jsonschema_resolves_a_reference_with_its_base() -> None:
-    schema = {"$defs": {"a": {"$id": "https://x.test/a", "type": "integer"}}, "$ref": "#/$defs/a"}
-    with still_there("jsonschema", "Validator._resolver (and evolve(_resolver=...))"):
-        target, inner = _compat.resolved_reference(Draft202012Validator(schema), "#/$defs/a")
-        assert target == schema["$defs"]["a"]
-        assert inner.is_valid(1)
-        assert not inner.is_valid("1")
 
 
 class _State(TypedDict):

@@ -61,8 +61,8 @@ HOSTILE = {
     "lone-surrogate": Hostile({"text": "x\ud800y"}, "text: cannot be sent as UTF-8 JSON"),
     "300-deep": Hostile({"text": nested(300)}, "nests more than 64 levels deep"),
     "oversize": Hostile({"text": "z" * (LIMIT + 1)}, f"over max_argument_bytes={LIMIT}"),
-    "schema-invalid": Hostile({"text": 42}, "text: 42 is not of type 'string'"),
-    "secret-bearing": Hostile({"text": {"token": SECRET}}, "{'token': '***'} is not of type 'string'"),
+    "schema-invalid": Hostile({"text": 42}, 'text: 42 is not of type "string"'),
+    "secret-bearing": Hostile({"text": {"token": SECRET}}, '{"token":"***"} is not of type "string"'),
 }
 
 

@@ -57,7 +57,7 @@ async def test_a_backtracking_output_pattern_does_not_hold_the_loop(server: dict
         assert message.status == "error"
         text = message.content[0]["text"]
         assert text.startswith("MCP server 'shaped' returned a malformed result for 'evil': ")
-        assert f"Invalid structured content returned by tool evil: value: '{EVIL_TEXT}' does not match" in text
+        assert f'Invalid structured content returned by tool evil: value: "{EVIL_TEXT}" does not match' in text
         with pytest.raises(MCPToolError, match="malformed result"):
             await tools["evil"].ainvoke({})
 
@@ -121,7 +121,7 @@ async def test_an_output_schema_referring_outside_itself_fetches_nothing(caplog:
     assert fine.status == "success"
     assert broken.status == "error"
     assert (
-        "Invalid structured content returned by tool far: near: 'two' is not of type 'integer'"
+        'Invalid structured content returned by tool far: near: "two" is not of type "integer"'
         in (broken.content[0]["text"])
     )
     assert hits == [], "the bridge fetched a server's schema reference"

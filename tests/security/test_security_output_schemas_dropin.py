@@ -43,7 +43,7 @@ def connection(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     served.stop()
 
 
-BROKEN = re.escape(f"Invalid structured content returned by tool evil: value: '{EVIL_TEXT}' does not match")
+BROKEN = re.escape(f'Invalid structured content returned by tool evil: value: "{EVIL_TEXT}" does not match')
 
 
 def call(name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -113,7 +113,7 @@ async def test_the_schemas_handed_to_the_model_are_bounded_and_convert() -> None
         took = time.perf_counter() - started
         assert took < 0.05, f"{tool.name}: {took * 1000:.0f} ms"
         assert len(json.dumps(converted)) < 131072
-    assert text(wrong) == "Invalid arguments for tool 'costly_dangling': n: 'three' is not of type 'integer'"
+    assert text(wrong) == "Invalid arguments for tool 'costly_dangling': n: \"three\" is not of type \"integer\""
 
 
 async def test_the_bounds_are_settings(caplog: pytest.LogCaptureFixture) -> None:
@@ -137,7 +137,7 @@ async def test_a_recursive_schema_stays_usable_and_deep_arguments_are_an_error_m
         bystander = await echo.ainvoke(call("echo", {"after": True}))
     assert fine.status == "success", text(fine)
     assert wrong.status == "error"
-    assert "tree/" + "child/" * 19 + "value: 'not a number' is not of type 'integer'" in text(wrong)
+    assert "tree/" + "child/" * 19 + 'value: "not a number" is not of type "integer"' in text(wrong)
     assert deep.status == "error"
     assert "nests more than 64 levels deep, over max_argument_depth=64" in text(deep), text(deep)
     assert bystander.status == "success"
@@ -169,14 +169,15 @@ def test_schema_problems_reports_deep_values_and_never_raises() -> None:
     problem = schema_problems(costly_servers.TREE, nested(250))
     assert problem is not None
     assert "max_argument_depth=64" in problem
-    problem = schema_problems({"$ref": "#"}, nested(3))  # recurses forever without going into the value
-    assert problem is not None
-    assert "nest too deeply" in problem or "could not be checked" in problem, problem
+    started = time.perf_counter()
+    assert schema_problems({"$ref": "#"}, nested(3)) is None  # refers to itself forever: it constrains nothing
+    assert time.perf_counter() - started < 0.05
 
 
 @pytest.mark.parametrize("transport", ["inprocess", "stdio"])
 async def test_costly_validation_never_holds_the_loop(transport: str) -> None:
-    """Small schemas, large arguments: checking them takes seconds of CPU, none of it on the loop."""
+    """Small schemas, large arguments (10,000 rows against six alternatives, 3,000 objects to tell
+    apart): checked in milliseconds, so the loop is never held long."""
     many_rows = [{"kind": "f", "n": i} for i in range(10_000)]
     distinct = [{"n": i} for i in range(3000)]
     async with costly_bridge(transport) as bridge:
@@ -193,7 +194,7 @@ async def test_costly_validation_never_holds_the_loop(transport: str) -> None:
             heavy, waited = await asyncio.gather(rows.ainvoke(call("rows", {"rows": many_rows})), bystander())
             unique = await rows.ainvoke(call("rows", {"unique": distinct}))
             repeated = await rows.ainvoke(call("rows", {"unique": [*distinct, {"n": 7}]}))
-    assert heavy.status == "success" or "could not be checked against the input schema within" in text(heavy)
+    assert heavy.status == "success", text(heavy)
     assert unique.status == "success", text(unique)
     assert repeated.status == "error"
     assert "has non-unique elements" in text(repeated)

@@ -18,7 +18,6 @@ from importlib.metadata import version
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
     from mcp.client.session import ClientSession
     from mcp.os.win32.utilities import ServerProcess
     from mcp.types import ListToolsResult
@@ -97,18 +96,6 @@ def own_time_limit(session: ClientSession) -> float | None:
         raise ImportError(removed("mcp", "ClientSession._session_read_timeout_seconds"))
     limit: float | None = session._session_read_timeout_seconds
     return limit
-
-
-# -- jsonschema -----------------------------------------------------------------------
-
-
-def resolved_reference(validator: Draft202012Validator, ref: str) -> tuple[Any, Draft202012Validator]:
-    """The subschema `ref` points to, and a validator for it with the reference's base URI.
-    jsonschema resolves `$ref` only inside its own keywords; its public `resolver` is the
-    deprecated `RefResolver`, which the `referencing` registry of our validators replaces.
-    Raises `referencing.exceptions.Unresolvable` (or `TypeError` / `ValueError`) when it cannot."""
-    resolved = validator._resolver.lookup(ref)
-    return resolved.contents, validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
 
 
 # -- langgraph ------------------------------------------------------------------------

@@ -133,8 +133,8 @@ async def test_edit_runs_the_edited_arguments(tools: list[MCPTool]) -> None:
     [
         ({"type": "maybe"}, "must be a dict whose `type` is one of"),
         ("yes", "must be a dict"),
-        ({"type": "edit", "edited_action": {"args": {"path": 3}}}, "path: 3 is not of type 'string'"),
-        ({"type": "edit", "edited_action": {"args": {}}}, "'path' is a required property"),
+        ({"type": "edit", "edited_action": {"args": {"path": 3}}}, 'path: 3 is not of type "string"'),
+        ({"type": "edit", "edited_action": {"args": {}}}, '"path" is a required property'),
         ({"type": "edit", "edited_action": {"name": "read_file", "args": {"path": "a"}}}, "cannot switch"),
         ({"type": "edit"}, "needs `edited_action"),
         ({"type": "respond"}, "needs a `message`"),

@@ -114,7 +114,7 @@ async def test_delete_asks_for_confirmation(
 @pytest.mark.parametrize(
     ("answers", "expected"),
     [
-        ({"confirm": {"action": "accept", "content": {"sure": "yes"}}}, "sure: 'yes' is not of type 'boolean'"),
+        ({"confirm": {"action": "accept", "content": {"sure": "yes"}}}, 'sure: "yes" is not of type "boolean"'),
         ({"confirm": {"action": "accept"}}, "needs `content`"),
         ({"confirm": {"action": "maybe"}}, "`action` is one of"),
         ({}, "missing \\['confirm'\\]"),

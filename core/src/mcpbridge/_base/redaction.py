@@ -171,6 +171,13 @@ def capped(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
     return f"{head}… ({len(text) - len(head) - len(tail)} characters left out) …{tail}"
 
 
+def shown(text: Any, limit: int = 80) -> str:
+    """A server-controlled string (a `$ref`, a pattern, a tool name) shortened to `limit`
+    characters and quoted, for a message or a log line: one line, whatever it holds."""
+    text = str(text)
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
 def outward_text(text: str, limit: int = MAX_QUOTED_CHARS) -> str:
     """`text` as the bridge may show it outside (to the model, in spans, events, logs and the
     CLI): cut to `limit` characters (`capped`) before any pattern runs, then redacted with

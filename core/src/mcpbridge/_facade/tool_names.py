@@ -29,8 +29,8 @@ import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 
 from mcpbridge._base.errors import ConfigError
+from mcpbridge._base.redaction import shown
 from mcpbridge._session.loops import paced
-from mcpbridge._tools.patterns import shown
 from mcpbridge._tools.tool import MCPTool
 
 logger = logging.getLogger(__name__)

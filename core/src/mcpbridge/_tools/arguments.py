@@ -7,8 +7,8 @@ arguments pass the same checks, written here once, before any session sees them:
   for every caller sharing the session) within `max_argument_bytes`;
 - they nest no deeper than `max_argument_depth` (the validator recurses per level, the
   SDK's serializer refuses ~254 levels);
-- they match the tool's input schema (`ToolSchema`: nothing fetched, patterns cost-bounded,
-  a slow check finished off the event loop).
+- they match the tool's input schema (`ToolSchema`: jsonschema-rs, nothing fetched, patterns
+  in linear time).
 
 A call that fails is refused with `InvalidToolArguments` naming the problem (its text cut
 and cleared of known secrets, as every error's); the server is not called. What an
@@ -43,7 +43,7 @@ async def argument_problem(
 ) -> str | None:
     """Why `arguments` may not be sent for a tool of input schema `schema` (they cannot travel,
     are over `max_bytes`, nest past `max_depth`, or break the schema); None when they may."""
-    return wire_problems(arguments, max_bytes) or await schema.problems(arguments, max_depth)
+    return wire_problems(arguments, max_bytes) or schema.problems(arguments, max_depth)
 
 
 class ArgumentChecks:

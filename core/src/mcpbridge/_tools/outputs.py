@@ -5,10 +5,9 @@ The mcp SDK checks every result of a tool with an output schema using jsonschema
 `{"pattern": "^(a+)+$"}` and answers `"aaaa…!"` holds the event loop, and every call on
 every session with it, for as long as it likes (seconds at 28 characters, hours at 40).
 The bridge takes that check over (`_compat.leave_output_checks_to_the_bridge`) and runs it
-the way it checks arguments (`ToolSchema`): the compiled validator first, patterns on RE2
-within their cost bound, nothing fetched, a slow check finished in a worker thread. Its
-verdicts are the SDK's (a missing or invalid structured content is a malformed result,
-with the SDK's words), so nothing downstream changes but the time it takes.
+the way it checks arguments (`ToolSchema`: jsonschema-rs, patterns in linear time, nothing
+fetched). Its verdicts are the SDK's (a missing or invalid structured content is a
+malformed result, in the SDK's words), so nothing downstream changes but the time it takes.
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ class OutputChecks:
             return f"Tool {tool.name} has an output schema but did not return structured content"
         checks = self._check_for(tool.name, schema)
         content = cast(Any, result.structured_content)  # None too, if the server sent null: the SDK checks that
-        problem = None if checks is None else await checks.problems(content, self._max_depth)
+        problem = None if checks is None else checks.problems(content, self._max_depth)
         return None if problem is None else f"Invalid structured content returned by tool {tool.name}: {problem}"
 
     def _check_for(self, name: str, schema: dict[str, Any]) -> ToolSchema | None:

@@ -15,23 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from mcpbridge._base.config import SchemaBounds
-
-
-class SchemaCost(NamedTuple):
-    """What the measure found that the validator needs to know."""
-
-    references: bool
-    """It has `$ref` / `$dynamicRef` keywords (which must be checked for unresolvable ones)."""
-    patterns: bool
-    """It has `pattern` / `patternProperties` keywords."""
-    inner_dialects: bool
-    """It has a `$schema` below its root (an embedded resource of a draft of its own)."""
-    unfollowed: frozenset[int]
-    """The objects (by `id`) whose `$ref` LangChain cannot inline: it would raise on them
-    (another document, a name, a pointer to nothing), so the model is not given those `$ref`s."""
 
 
 class SchemaOverBound(Exception):
@@ -67,10 +53,9 @@ class _Meter:
     inlining: set[str] = field(default_factory=set)
     inlined: dict[str, _Expansion] = field(default_factory=dict)
     """Expansions that cut no cycle: the same wherever the reference stands."""
-    references: bool = False
-    patterns: bool = False
-    inner_dialects: bool = False
     unfollowed: set[int] = field(default_factory=set)
+    """The objects (by `id`) whose `$ref` LangChain cannot inline: it would raise on them
+    (another document, a name, a pointer to nothing), so the model is not given those `$ref`s."""
 
     def check(self, depth: int) -> None:
         """Stops at the first bound passed (sizes are checked at each object, a few bytes late)."""
@@ -119,14 +104,8 @@ class _Meter:
                 deepest = self.reference(ref, target, depth)
         size = 2
         for key, item in node.items():
-            if key == "$ref" or key == "$dynamicRef":
-                self.references = True
-                if target is not _MISSING:
-                    continue
-            elif key == "pattern" or key == "patternProperties":
-                self.patterns = True
-            elif key == "$schema" and node is not self.root:
-                self.inner_dialects = True
+            if key == "$ref" and target is not _MISSING:
+                continue
             size += len(key if type(key) is str else str(key)) + 4
             if type(item) is str:  # most leaves: counted as `value` counts them, without the call
                 self.size += len(item) + 2
@@ -179,10 +158,10 @@ def _target(root: Any, ref: str) -> Any:
     return node
 
 
-def measure(schema: Mapping[str, Any], bounds: SchemaBounds) -> SchemaCost:
-    """The cost of `schema` within `bounds`; raises `SchemaOverBound` naming the first bound
-    it passes."""
+def measure(schema: Mapping[str, Any], bounds: SchemaBounds) -> frozenset[int]:
+    """Measures `schema` within `bounds`, raising `SchemaOverBound` naming the first bound it
+    passes; returns the objects (by `id`) whose `$ref` LangChain cannot inline."""
     meter = _Meter(schema, bounds)
     meter.mapping(schema, 1, True)
     meter.check(1)
-    return SchemaCost(meter.references, meter.patterns, meter.inner_dialects, frozenset(meter.unfollowed))
+    return frozenset(meter.unfollowed)
