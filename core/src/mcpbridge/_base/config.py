@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic.type_adapter import TypeAdapter
+from pydantic.types import ImportString
 
 from mcpbridge._base.errors import ConfigError, validation_problems
 from mcpbridge._base.expansion import expand_env, secrets_in_table
@@ -332,19 +334,16 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
 
 
 def _imported(value: Any, key: str) -> Any:
-    """The object an import string "module:attr" (or "module:attr.attr") names; other values as given."""
+    """The object an import string "module:attribute" names (pydantic's `ImportString`); other values as given."""
     if not isinstance(value, str):
         return value
-    module, _, path = value.partition(":")
-    if not module or not path:
-        raise ValueError(f'`{key}` = "{value}": write an import string "module:attribute"')
     try:
-        found: Any = importlib.import_module(module)
-        for part in path.split("."):
-            found = getattr(found, part)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f'`{key}` = "{value}" cannot be imported: {exc}') from None
-    return found
+        return TypeAdapter(ImportString[Any]).validate_python(value)
+    except ValidationError as exc:
+        why = exc.errors()[0]["msg"].removeprefix("Invalid python path: ")
+        raise ValueError(
+            f'`{key}` = "{value}" cannot be imported ({why}): write an import string "module:attribute"'
+        ) from None
 
 
 def _secrets_in(servers: Mapping[str, Any]) -> set[str]:
