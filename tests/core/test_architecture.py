@@ -162,22 +162,7 @@ def circles_report(directory: Path) -> str:
     return done.stdout + done.stderr
 
 
-CIRCLES_BEING_REMOVED = {
-    "mcpbridge_adapters": "the drop-in's client still imports the modules (handles, tools) that import it",
-}
-"""Circles known when the check was added, each being removed: its test is expected to fail
-until then (delete the entry with the circle)."""
-
-
-@pytest.mark.parametrize(
-    "package",
-    [
-        pytest.param(package, marks=pytest.mark.xfail(reason=CIRCLES_BEING_REMOVED[package], strict=False))
-        if package in CIRCLES_BEING_REMOVED
-        else package
-        for package in ACYCLIC
-    ],
-)
+@pytest.mark.parametrize("package", ACYCLIC)
 def test_no_module_imports_itself_in_a_circle(package: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     report = circles_report(tmp_path_factory.getbasetemp())
     assert f"No import circles in {package} KEPT" in report, report
