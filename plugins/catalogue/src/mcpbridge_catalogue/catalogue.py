@@ -1,0 +1,231 @@
+"""The tools one bridge offers a model, kept between model calls: listed again only when a
+server announced a change or the bridge listed since, in a fixed order (server, then MCP
+name), each tool converted once per definition so that an unchanged tool reaches the model
+byte-identical; within a token budget, the always-on tools, `find_tools` and what it found."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import logging
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from mcpbridge import MCPBridge, MCPTool, ToolSelector, selected
+from mcpbridge_catalogue import Listings
+from mcpbridge_catalogue.search import Index
+from mcpbridge_catalogue.settings import CatalogueSettings, ProviderName
+
+logger = logging.getLogger("mcpbridge.catalogue")
+
+Shown = BaseTool | dict[str, Any]
+"""A tool as the model is given it: the tool object, or its schema fitted to a provider."""
+FIND_TOOLS: Final = "find_tools"
+RECHECK_S: Final = 1.0
+"""At most this long between two listings through the bridge (a server's `ttlMs` running out
+is seen by listing: it has no notification)."""
+MAX_GONE: Final = 1000
+"""Removed tools remembered, to answer a call to one with why it is no longer offered."""
+MAX_PICKS: Final = 256
+"""Budgeted selections kept per listing (one per distinct set of found tools)."""
+PACE: Final = 100
+"""Tools converted between two yields to the event loop, when a listing changed."""
+
+
+def tokens(shown: dict[str, Any]) -> int:
+    """The one estimate for every provider: the tool's compact JSON (OpenAI function form)
+    in characters, divided by 4, rounded up."""
+    return math.ceil(len(json.dumps(shown, separators=(",", ":"), ensure_ascii=False, default=str)) / 4)
+
+
+async def _find_tools(query: str) -> str:
+    """Run by the catalogue's middleware, never through this function."""
+    raise NotImplementedError
+
+
+FIND_TOOL = StructuredTool.from_function(
+    coroutine=_find_tools,
+    name=FIND_TOOLS,
+    description=(
+        "Search the tools that are not shown to you yet by what you need done (words from their "
+        "names and descriptions). The tools found can be called from your next step on."
+    ),
+)
+
+
+def fitter(provider: ProviderName | None) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """`mcpbridge_catalogue.fixes.fitted_schema` for `provider` (None: no provider set, or no
+    fixes module in this install)."""
+    if provider is None:
+        return None
+    try:
+        fixes = importlib.import_module("mcpbridge_catalogue.fixes")
+    except ModuleNotFoundError as exc:
+        if exc.name != "mcpbridge_catalogue.fixes":
+            raise
+        return None
+    fit = cast(Callable[[dict[str, Any], str], dict[str, Any]], fixes.fitted_schema)
+    return lambda schema: fit(schema, provider)
+
+
+def shown(tool: BaseTool, fit: Callable[[dict[str, Any]], dict[str, Any]] | None) -> tuple[Shown, int]:
+    """What the model is given for `tool`, and its estimated tokens."""
+    as_openai = convert_to_openai_tool(tool)
+    if fit is None:
+        return tool, tokens(as_openai)
+    function = as_openai["function"]
+    fitted = {**as_openai, "function": {**function, "parameters": fit(function.get("parameters", {}))}}
+    return fitted, tokens(fitted)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    tool: MCPTool
+    name: str
+    """Its display name when it was converted (a rename converts it again)."""
+    shown: Shown
+    tokens: int
+
+
+class Listing:
+    """One listing of the bridge's tools, in the catalogue's order, as the model is given them."""
+
+    def __init__(self, entries: list[Entry], always_on: Sequence[ToolSelector]) -> None:
+        self.entries = entries
+        self.by_name = {entry.name: entry for entry in entries}
+        self.shown: list[Shown] = [entry.shown for entry in entries]
+        self.tokens = sum(entry.tokens for entry in entries)
+        chosen = [any(selected(always_on, *_key(entry.tool))) for entry in entries]
+        self.always = [entry for entry, always in zip(entries, chosen, strict=True) if always]
+        self.rest = [entry for entry, always in zip(entries, chosen, strict=True) if not always]
+        self.picks: dict[tuple[str, ...], list[Shown]] = {}
+        self._index: Index | None = None
+
+    def search(self, query: str, limit: int) -> list[MCPTool]:
+        """The tools not always on that best match `query` (BM25 over names, titles and descriptions)."""
+        if self._index is None:
+            self._index = Index([_text(entry.tool) for entry in self.rest])
+        return [self.rest[position].tool for position in self._index.top(query, limit)]
+
+
+class Catalogue:
+    """The tools `bridge` offers (of `servers`, or all), kept for the model calls of one agent."""
+
+    def __init__(
+        self, bridge: MCPBridge, settings: CatalogueSettings, servers: Sequence[str] | None, listings: Listings
+    ) -> None:
+        self._bridge = bridge
+        self.settings = settings
+        self._servers = list(servers) if servers is not None else None
+        self._listings = listings
+        self._fit = fitter(settings.provider)
+        self._find = shown(FIND_TOOL, self._fit)
+        self._entries: dict[int, Entry] = {}
+        self._gone: dict[str, MCPTool] = {}
+        self._announced: list[Callable[[], bool]] = []
+        self._seen = -1
+        self._due = 0.0
+        self._lock = asyncio.Lock()
+        self.listing = Listing([], ())
+
+    def _fresh(self) -> bool:
+        """Nothing listed since, no change announced, and the last listing is recent: a few
+        reads, as this runs before every model call."""
+        return (
+            self._seen == self._listings.count
+            and time.monotonic() < self._due
+            and not any(announced() for announced in self._announced)
+        )
+
+    async def current(self) -> Listing:
+        """The bridge's tools as of now (listed again through the bridge when they may have changed)."""
+        if not self._fresh():
+            async with self._lock:
+                if not self._fresh():
+                    await self._relist()
+        return self.listing
+
+    async def tool(self, name: str) -> MCPTool | None:
+        """The tool offered now as `name`, if any."""
+        entry = (await self.current()).by_name.get(name)
+        return entry.tool if entry is not None else None
+
+    def withdrawn(self, name: str) -> str | None:
+        """Why the tool once offered as `name` no longer is (None: it never was, or still is)."""
+        if (tool := self._gone.get(name)) is None:
+            return None
+        return tool.binding.definition.withdrawn or "the server no longer lists it"
+
+    def offered(self, listing: Listing, found: Sequence[str]) -> list[Shown]:
+        """What the model is given: every tool within the budget, else the always-on tools,
+        `find_tools` and the found tools that fit (the latest found first)."""
+        budget = self.settings.max_catalog_tokens
+        if not budget or listing.tokens <= budget:
+            return listing.shown
+        key = tuple(found)
+        if (picked := listing.picks.get(key)) is None:
+            if len(listing.picks) >= MAX_PICKS:
+                listing.picks.clear()
+            picked = listing.picks[key] = self._pick(listing, key, budget)
+        return picked
+
+    def _pick(self, listing: Listing, found: tuple[str, ...], budget: int) -> list[Shown]:
+        chosen = {id(entry) for entry in listing.always}
+        spent = sum(entry.tokens for entry in listing.always) + self._find[1]
+        if spent > budget:
+            logger.warning(
+                "mcpbridge: the always-on tools and find_tools take %d tokens, over max_catalog_tokens=%d; "
+                "they are given anyway: select fewer tools in always_on or raise the budget",
+                spent,
+                budget,
+            )
+        for name in reversed(found):
+            entry = listing.by_name.get(name)
+            if entry is not None and id(entry) not in chosen and spent + entry.tokens <= budget:
+                chosen.add(id(entry))
+                spent += entry.tokens
+        return [entry.shown for entry in listing.entries if id(entry) in chosen] + [self._find[0]]
+
+    async def _relist(self) -> None:
+        tools = await self._bridge.list_tools(servers=self._servers)
+        self._seen, self._due = self._listings.count, time.monotonic() + RECHECK_S
+        entries: list[Entry] = []
+        kept: dict[int, Entry] = {}
+        converted = 0
+        for tool in sorted(tools, key=_key):
+            entry = self._entries.get(id(tool))
+            if entry is None or entry.tool is not tool or entry.name != tool.name:
+                entry = Entry(tool, tool.name, *shown(tool, self._fit))
+                converted += 1
+                if converted % PACE == 0:  # thousands of new tools: let the loop breathe
+                    await asyncio.sleep(0)
+            kept[id(tool)] = entry
+            entries.append(entry)
+        listing = Listing(entries, self.settings.always_on)
+        for name, entry in self.listing.by_name.items():
+            if name not in listing.by_name:
+                self._gone[name] = entry.tool
+        for name in listing.by_name:
+            self._gone.pop(name, None)
+        for name in list(self._gone)[: max(0, len(self._gone) - MAX_GONE)]:
+            del self._gone[name]
+        relistings = {entry.tool.binding.server_name: entry.tool.binding.relisting for entry in entries}
+        self._announced = [relisting.announced for relisting in relistings.values()]
+        self._entries, self.listing = kept, listing
+
+
+def _key(tool: MCPTool) -> tuple[str, str]:
+    binding = tool.binding
+    return binding.server_name, binding.tool.name
+
+
+def _text(tool: MCPTool) -> str:
+    mcp_tool = tool.binding.tool
+    return " ".join(filter(None, (tool.name, mcp_tool.name, mcp_tool.title, mcp_tool.description)))

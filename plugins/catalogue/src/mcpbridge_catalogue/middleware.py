@@ -1,0 +1,128 @@
+"""`LiveCatalogue`: LangChain agent middleware that gives each model call the bridge's tools
+as they are now, and runs the tools the agent was not built with."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any, Final, NotRequired, cast
+
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import ExtendedModelResponse, ToolCallRequest
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.types import Command
+from pydantic import ValidationError
+
+from mcpbridge import ConfigError, MCPBridge, PluginError, ToolSelector, validation_problems
+from mcpbridge_catalogue import LISTINGS
+from mcpbridge_catalogue.catalogue import FIND_TOOLS, Catalogue
+from mcpbridge_catalogue.settings import CatalogueSettings, ProviderName
+
+FOUND: Final = "catalogue_found"
+MAX_FOUND: Final = 100
+"""Found tools kept in a run's state (the latest); the budget binds what fits of them."""
+_NAME_SHOWN: Final = 100
+"""Characters of a model-sent name or query quoted back to it."""
+
+
+def _found(kept: list[str] | None, new: list[str] | None) -> list[str]:
+    """The found tools' names, oldest first, each once, the latest `MAX_FOUND`."""
+    latest = list(dict.fromkeys(new or ()))
+    return ([name for name in kept or () if name not in latest] + latest)[-MAX_FOUND:]
+
+
+class CatalogueState(AgentState[Any]):
+    """The agent state the catalogue adds: what `find_tools` found in this thread."""
+
+    catalogue_found: NotRequired[Annotated[list[str], _found]]
+
+
+class LiveCatalogue(AgentMiddleware[CatalogueState, Any, Any]):
+    """`create_agent(model, tools=[], middleware=[LiveCatalogue(bridge)])`: every model call
+    is given `bridge`'s tools as listed now (a server's `tools/list_changed` is seen at the
+    next model call), ordered by server then MCP name, within `max_catalog_tokens`.
+
+    The arguments override `[plugins.catalogue]` for this agent; `servers` limits the tools
+    to those servers. The bridge needs the catalogue plugin (installed, or `plugins=[...,
+    "catalogue"]`)."""
+
+    state_schema = CatalogueState
+
+    def __init__(
+        self,
+        bridge: MCPBridge,
+        *,
+        servers: Sequence[str] | None = None,
+        max_catalog_tokens: int | None = None,
+        always_on: Sequence[ToolSelector] | None = None,
+        provider: ProviderName | None = None,
+        find_limit: int | None = None,
+    ) -> None:
+        super().__init__()
+        try:
+            base, listings = bridge.context.settings_of(CatalogueSettings), bridge.context.stash[LISTINGS]
+        except (PluginError, KeyError):
+            raise PluginError(
+                "LiveCatalogue needs the catalogue plugin in its bridge: MCPBridge(..., plugins=[..., 'catalogue']), "
+                "or enable it in [plugins] (it may be disabled or missing from `enabled`)"
+            ) from None
+        given = dict(
+            max_catalog_tokens=max_catalog_tokens, always_on=always_on, provider=provider, find_limit=find_limit
+        )
+        try:
+            settings = CatalogueSettings.model_validate(
+                {**dict(base), **{key: value for key, value in given.items() if value is not None}}
+            )
+        except ValidationError as exc:
+            problems = "; ".join(f"{key}: {message}" for key, message in validation_problems(exc))
+            raise ConfigError(f"LiveCatalogue: {problems}") from None
+        for server in servers or ():
+            if server not in bridge.servers:
+                raise ConfigError.unknown_server(server, bridge.servers)
+        self.catalogue = Catalogue(bridge, settings, servers, listings)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
+        catalogue = self.catalogue
+        found = cast(list[str], request.state.get(FOUND) or [])
+        ours = catalogue.offered(await catalogue.current(), found)
+        return await handler(request.override(tools=[*request.tools, *ours]))
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        if request.tool is not None:  # one the agent was built with
+            return await handler(request)
+        call = request.tool_call
+        name = call["name"]
+        if name == FIND_TOOLS:
+            return await self._find(call["args"].get("query"), call["id"])
+        tool = await self.catalogue.tool(name)
+        if tool is None:
+            shown = name[:_NAME_SHOWN]
+            if (why := self.catalogue.withdrawn(name)) is not None:
+                problem = f"{shown!r} is no longer offered ({why}); call one of the tools you are given now"
+            else:
+                hint = " (find_tools looks for one)" if self.catalogue.settings.max_catalog_tokens else ""
+                problem = f"{shown!r} is not a tool offered to this agent{hint}"
+            return ToolMessage(f"Error: {problem}.", name=shown, tool_call_id=call["id"], status="error")
+        return await handler(request.override(tool=tool))
+
+    async def _find(self, query: object, call_id: str | None) -> ToolMessage | Command[Any]:
+        if not isinstance(query, str) or not query.strip():
+            text = "Error: find_tools needs a `query`: words for what the tool you need does."
+            return ToolMessage(text, name=FIND_TOOLS, tool_call_id=call_id, status="error")
+        listing = await self.catalogue.current()
+        tools = listing.search(query, self.catalogue.settings.find_limit)
+        if not tools:
+            text = f"No tool matches {query[:_NAME_SHOWN]!r}: try other words."
+            return ToolMessage(text, name=FIND_TOOLS, tool_call_id=call_id)
+        lines = [f"- {tool.name}: {' '.join(tool.description.split())[:200]}" for tool in tools]
+        text = "\n".join(["These tools can be called from your next step on:", *lines])
+        message = ToolMessage(text, name=FIND_TOOLS, tool_call_id=call_id)
+        # The best match last: the latest found are bound first when they do not all fit.
+        return Command(update={FOUND: [tool.name for tool in reversed(tools)], "messages": [message]})
