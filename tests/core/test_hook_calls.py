@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from mcpbridge import BridgeContext, MCPBridge, Plugin, PluginError, StashKey, hookimpl
-from mcpbridge._base.config import build_settings
+from mcpbridge import BridgeContext, MCPBridge, Plugin, PluginError, Settings, StashKey, hookimpl
 from mcpbridge._platform.plugins import PluginHost
 from tests.servers import basic
 
@@ -41,7 +40,7 @@ class Recorder:
 
 
 def host(*plugins: object, **tables: dict[str, Any]) -> PluginHost:
-    settings = build_settings({"servers": {}, "plugins": {"autoload": False, **tables}})
+    settings = Settings(plugins={"autoload": False, **tables})
     built = PluginHost(settings, list(plugins))
     built.configure()
     return built

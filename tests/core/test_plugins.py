@@ -21,11 +21,11 @@ from mcpbridge import (
     MCPBridge,
     Plugin,
     PluginError,
+    Settings,
     ToolCallHandler,
     ToolCallRequest,
     hookimpl,
 )
-from mcpbridge._base.config import build_settings
 from mcpbridge._platform.plugins import PluginHost
 from tests.helpers import ROOT
 from tests.servers import basic
@@ -75,7 +75,7 @@ def installed(site: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def host(**plugins: Any) -> PluginHost:
     """A plugin host that sees only the two plugins under test."""
     plugins["disabled"] = [*plugins.get("disabled", []), *OTHERS]
-    return PluginHost(build_settings({"plugins": plugins}))
+    return PluginHost(Settings(plugins=plugins))
 
 
 def secret_server() -> Any:
@@ -92,7 +92,7 @@ async def test_example_plugin_is_discovered_and_runs(installed: Path) -> None:
     with pytest.warns(
         RuntimeWarning, match=r"plugin 'broken' \(distribution mcpbridge-broken\) failed to load: ModuleNotFoundError"
     ):
-        bridge = MCPBridge({"basic": secret_server()}, settings=build_settings({"plugins": {"disabled": OTHERS}}))
+        bridge = MCPBridge({"basic": secret_server()}, settings=Settings(plugins={"disabled": OTHERS}))
     assert bridge._host.infos["redact"].distribution == "mcpbridge-redact"
     assert bridge._host.infos["broken"].enabled is False
     async with bridge:
@@ -104,7 +104,7 @@ def test_broken_plugin_is_an_error_when_strict_or_asked_for(installed: Path) -> 
     with pytest.raises(PluginError, match="plugin 'broken' .*failed to load.*MCPBRIDGE_DISABLED_PLUGINS=broken"):
         host(strict=True)
     with pytest.raises(PluginError, match="'broken'"):
-        PluginHost(build_settings({}), ["broken"])
+        PluginHost(Settings(), ["broken"])
 
 
 def test_enable_disable_through_config_and_environment(installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,7 +131,7 @@ def test_unknown_plugin_names_list_the_installed_ones(installed: Path) -> None:
     with pytest.raises(ConfigError, match=r"\[plugins.nope\] configures a plugin that is not installed"):
         host(disabled=["broken"], nope={"a": 1})
     with pytest.raises(PluginError, match="unknown plugin 'nope'"):
-        PluginHost(build_settings({}), ["nope"])
+        PluginHost(Settings(), ["nope"])
 
 
 def test_plugin_settings_are_validated_by_the_plugin(installed: Path) -> None:
@@ -185,7 +185,7 @@ async def test_default_order_direct_interceptors_and_order_override() -> None:
         plugins=plugins,
         interceptors=[direct],
         plugin_settings={},
-        settings=build_settings({"plugins": {"order": ["interceptors", "zeta"]}}),
+        settings=Settings(plugins={"order": ["interceptors", "zeta"]}),
     )
     assert reordered.chain == ("interceptors", "zeta", "outer", "alpha", "wrapped", "inner", "claiming")
 

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings, strategies as st
 from jsonschema import validators
 
-from mcpbridge._base.config import SchemaBounds
+from mcpbridge import Settings
 from mcpbridge._tools.schemas import ToolSchema
 
 JSON = st.recursive(
@@ -52,7 +52,7 @@ def schemas(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
 
 
 def tool_schema(schema: dict[str, Any]) -> ToolSchema:
-    return ToolSchema(schema, SchemaBounds(), server="s", tool="t")
+    return ToolSchema(schema, Settings().schema_bounds(), server="s", tool="t")
 
 
 def reference_validity(schema: dict[str, Any], value: Any) -> bool:

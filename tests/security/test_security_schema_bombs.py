@@ -22,7 +22,6 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.json_schema import dereference_refs
 
 from mcpbridge import ConfigError, MCPBridge, Settings, load_settings, schema_problems
-from mcpbridge._base.config import SchemaBounds
 from mcpbridge._tools.schema_cost import SchemaOverBound, measure
 from mcpbridge.testing import make_agent, serving, tool_call_turn
 from tests.helpers import stdio_config
@@ -113,7 +112,7 @@ async def test_the_schemas_handed_to_the_model_are_bounded_and_convert() -> None
         took = time.perf_counter() - started
         assert took < 0.05, f"{tool.name}: {took * 1000:.0f} ms"
         assert len(json.dumps(converted)) < 131072
-    assert text(wrong) == "Invalid arguments for tool 'costly_dangling': n: \"three\" is not of type \"integer\""
+    assert text(wrong) == 'Invalid arguments for tool \'costly_dangling\': n: "three" is not of type "integer"'
 
 
 async def test_the_bounds_are_settings(caplog: pytest.LogCaptureFixture) -> None:
@@ -221,7 +220,7 @@ def test_unique_items_agrees_with_jsonschema(items: list[Any]) -> None:
 
 # -- the measure agrees with what LangChain inlines -------------------------------------
 
-SMALL = SchemaBounds(max_depth=12, max_refs=40, max_bytes=3000)
+SMALL = Settings(max_schema_depth=12, max_schema_refs=40, max_schema_bytes=3000).schema_bounds()
 
 
 @st.composite
@@ -268,9 +267,9 @@ def test_the_measure_is_cheap_for_a_bomb_and_exact_for_shared_parts() -> None:
     for depth, bound in [(30, "max_schema_refs=1000"), (60, "max_schema_depth=64")]:
         started = time.perf_counter()
         with pytest.raises(SchemaOverBound, match=bound):
-            measure(costly_servers.doubling(depth), SchemaBounds())  # 2**31 and 2**61 references
+            measure(costly_servers.doubling(depth), Settings().schema_bounds())  # 2**31 and 2**61 references
         assert time.perf_counter() - started < 0.1
-    measure(costly_servers.doubling(8), SchemaBounds())  # 511 references: within the bound
+    measure(costly_servers.doubling(8), Settings().schema_bounds())  # 511 references: within the bound
     with pytest.raises(SchemaOverBound, match="max_schema_refs=500"):
-        measure(costly_servers.doubling(8), SchemaBounds(max_refs=500))
-    measure(costly_servers.TREE, SchemaBounds(max_refs=1))  # the recursion is inlined once
+        measure(costly_servers.doubling(8), Settings(max_schema_refs=500).schema_bounds())
+    measure(costly_servers.TREE, Settings(max_schema_refs=1).schema_bounds())  # the recursion is inlined once

@@ -17,8 +17,7 @@ from langchain_core.messages import ToolMessage
 from mcp import Client
 from mcp.server.lowlevel import Server
 
-from mcpbridge import MCPBridge, call_tool_checked, schema_problems
-from mcpbridge._base.config import SchemaBounds
+from mcpbridge import MCPBridge, Settings, call_tool_checked, schema_problems
 from mcpbridge._tools.schemas import ToolSchema
 from tests.core.test_schema_checks import JSON, reference_validity, schemas
 
@@ -197,7 +196,7 @@ def test_the_checks_agree_with_the_reference_implementation_under_every_draft(
     uri: str, schema: dict[str, Any], value: Any
 ) -> None:
     schema = {"$schema": uri, **schema}
-    checked = ToolSchema(schema, SchemaBounds(), server="s", tool="t")
+    checked = ToolSchema(schema, Settings().schema_bounds(), server="s", tool="t")
     assert (checked.problems(value, 64) is None) == reference_validity(schema, value)
 
 
@@ -223,5 +222,5 @@ def test_a_subschema_that_declares_a_draft_is_still_checked(schema: dict[str, An
     another draft as accepting anything; the root's draft holds everywhere."""
     refused = 'does not match "^(a+)+$"'
     assert refused in (schema_problems(schema, value) or "")
-    checked = ToolSchema(schema, SchemaBounds(), server="s", tool="t")
+    checked = ToolSchema(schema, Settings().schema_bounds(), server="s", tool="t")
     assert refused in (checked.problems(value, 64) or "")
