@@ -6,7 +6,7 @@ underscore modules are internal and may change in any release. `mcpbridge.testin
 the pytest fixtures.
 
 The names are listed once, in `__init__.pyi`, and imported on first use (`lazy_loader`), so
-`mcpbridge --help` does not pay for importing mcp and LangGraph (seconds)."""
+`mcpbridge --help` does not pay for importing mcp and LangGraph (docs/performance.md)."""
 
 from __future__ import annotations
 

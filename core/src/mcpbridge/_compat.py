@@ -139,7 +139,7 @@ def answers_given(configurable: Mapping[str, Any]) -> int:
 configure_hooks: list[Any] | None
 """`(context variable, inheritable, handler class, env var)` for each handler LangChain's
 callback `configure` adds from context (`collect_runs`, usage callbacks), so a tool run can
-tell that nobody listens without configuring a manager (tens of µs). None when a LangChain
+tell that nobody listens without configuring a manager (docs/performance.md). None when a LangChain
 keeps them elsewhere: then the callbacks are always configured, only slower."""
 
 
