@@ -38,7 +38,7 @@ def add_defaults(arguments: dict[str, Any], schema: ToolSchema) -> None:
             arguments[key] = deepcopy(default)
 
 
-async def argument_problem(
+def argument_problem(
     arguments: Mapping[str, Any], schema: ToolSchema, max_bytes: int | None, max_depth: int
 ) -> str | None:
     """Why `arguments` may not be sent for a tool of input schema `schema` (they cannot travel,
@@ -98,7 +98,7 @@ class ArgumentChecks:
         `InvalidToolArguments` naming the problem."""
         arguments = dict(request.args)
         add_defaults(arguments, self._schema)
-        problem = await argument_problem(arguments, self._schema, self.max_argument_bytes, self.max_argument_depth)
+        problem = argument_problem(arguments, self._schema, self.max_argument_bytes, self.max_argument_depth)
         if problem is not None:
             shown = request.display_name or request.name
             raise refusal("arguments", shown, problem, server_name=request.server_name, name=request.name)

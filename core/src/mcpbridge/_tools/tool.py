@@ -217,9 +217,7 @@ class MCPTool(BaseTool):
         )
         # The checks every way into a server gives arguments (`arguments`): one that cannot
         # travel would break the transport for every caller sharing the session.
-        problem = await argument_problem(
-            arguments, binding.schema, binding.max_argument_bytes, binding.max_argument_depth
-        )
+        problem = argument_problem(arguments, binding.schema, binding.max_argument_bytes, binding.max_argument_depth)
         try:
             if binding.relisting.announced():
                 await binding.relisting.relist()
