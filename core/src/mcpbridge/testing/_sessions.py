@@ -11,8 +11,8 @@ from mcpbridge import MCPBridge, ToolCallRequest, ToolCallResult
 
 class SessionProbe:
     """`SessionProbe(bridge, server)`: `server`'s session in `bridge`, as a test observes and
-    drives it; every property is read anew from the bridge (so `until(lambda: probe.connected,
-    ...)` waits for a change). An unknown `server` raises `ConfigError` naming the known ones."""
+    drives it; every property is read anew from the bridge, so a test can poll it until a
+    change shows. An unknown `server` raises `ConfigError` naming the known ones."""
 
     def __init__(self, bridge: MCPBridge, server: str) -> None:
         self.bridge = bridge
