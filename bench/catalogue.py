@@ -1,0 +1,122 @@
+"""The live catalogue's cost (mcpbridge-catalogue's `LiveCatalogue`).
+
+1. Per model call, an unchanged catalogue of 500 tools (an in-process server): what
+   `awrap_model_call` does before handing the request on (the check that nothing changed,
+   the tools the model is given, `request.override`), without a budget and with one that
+   leaves `find_tools` and a found tool. Target: ≤ 200 µs per model call.
+2. Per agent run, client CPU (`time.process_time`) of `create_agent` with a scripted model
+   calling `echo` once on a stdio server: the tools given at build (`tools=[echo]`) against
+   `tools=[]` with `LiveCatalogue(bridge)`, in alternating rounds (median). Printed: µs per run
+   and their ratio (no target: what the live catalogue costs a run)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from _common import stdio_config
+
+logging.disable(logging.INFO)
+TARGET_US = 200.0
+TOOLS = 500
+
+
+async def per_model_call(calls: int) -> dict[str, float]:
+    """µs per model call of an unchanged catalogue, without and with a budget."""
+    import mcpbridge_catalogue
+    from langchain.agents.middleware import ModelRequest, ModelResponse
+    from langchain_core.messages import AIMessage
+    from langchain_core.messages.utils import AnyMessage
+
+    from mcpbridge import MCPBridge
+    from mcpbridge.testing import ScriptedChatModel
+    from tests.plugins.catalogue.changing import many
+
+    response = ModelResponse(result=[AIMessage("Done.")])
+
+    async def handler(request: ModelRequest[Any]) -> ModelResponse[Any]:
+        return response
+
+    timings: dict[str, float] = {}
+    async with MCPBridge({"many": {"server": many(TOOLS)}}, plugins=[mcpbridge_catalogue]) as bridge:
+        for label, budget, found in (("no budget", 0, []), ("budget", 400, ["wire_money"])):
+            middleware = mcpbridge_catalogue.LiveCatalogue(bridge, max_catalog_tokens=budget)
+            messages: list[AnyMessage] = []
+            request = ModelRequest(
+                model=ScriptedChatModel(), messages=messages, tools=[], state={"messages": [], "catalogue_found": found}
+            )
+            await middleware.awrap_model_call(request, handler)  # the first call lists and converts
+            start = time.perf_counter()
+            for _ in range(calls):
+                await middleware.awrap_model_call(request, handler)
+            timings[label] = (time.perf_counter() - start) / calls * 1e6
+    return timings
+
+
+async def per_run(runs: int, rounds: int) -> dict[str, float]:
+    """Client CPU µs per agent run, tools given at build against the live catalogue."""
+    import mcpbridge_catalogue
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    from mcpbridge import MCPBridge
+    from mcpbridge.testing import ScriptedChatModel, make_agent, tool_call_turn
+
+    def turn(messages: list[Any]) -> AIMessage:
+        if isinstance(messages[-1], ToolMessage):
+            return AIMessage("Done.")
+        return tool_call_turn(("echo", {"text": "hello"}))
+
+    async with MCPBridge({"bench": stdio_config()}, plugins=[mcpbridge_catalogue]) as bridge:
+        tools = await bridge.list_tools()
+        model = ScriptedChatModel(turns=[])
+        agents = {
+            "built with": make_agent(model, tools),
+            "live": make_agent(model, [], middleware=[mcpbridge_catalogue.LiveCatalogue(bridge)]),
+        }
+        counter = iter(range(10**9))
+
+        async def burst(agent: Any) -> float:
+            model.turns, model.position = [turn] * (2 * runs + 4), 0
+            cpu = time.process_time()
+            for _ in range(runs):
+                config = {"configurable": {"thread_id": f"t{next(counter)}"}}
+                result = await agent.ainvoke({"messages": [("user", "echo hello")]}, config)
+                if result["messages"][-2].status != "success":
+                    raise RuntimeError(f"bench/catalogue.py: the tool call failed: {result['messages'][-2]}")
+            return (time.process_time() - cpu) / runs * 1e6
+
+        for agent in agents.values():
+            await burst(agent)
+        cpu: dict[str, list[float]] = {name: [] for name in agents}
+        for n in range(rounds):
+            for name in list(agents) if n % 2 == 0 else reversed(list(agents)):
+                cpu[name].append(await burst(agents[name]))
+    return {name: statistics.median(values) for name, values in cpu.items()}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=2000, help="model calls measured per case")
+    parser.add_argument("--runs", type=int, default=40, help="agent runs per round")
+    parser.add_argument("--rounds", type=int, default=6, help="alternating rounds (median)")
+    args = parser.parse_args(argv)
+    calls = asyncio.run(per_model_call(args.calls))
+    for label, us in calls.items():
+        print(f"model call, {TOOLS} unchanged tools, {label:<10}{us:>8.1f} µs   target ≤ {TARGET_US:.0f}", flush=True)
+    runs = asyncio.run(per_run(args.runs, args.rounds))
+    built, live = runs["built with"], runs["live"]
+    print(
+        f"agent run, client CPU: tools given at build {built:.0f} µs, live catalogue {live:.0f} µs, "
+        f"ratio {live / built:.2f}"
+    )
+    return 1 if max(calls.values()) > TARGET_US else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
