@@ -107,10 +107,8 @@ def _draft(schema: dict[str, Any]) -> tuple[type[Validator], str | None]:
     declared = schema.pop("$schema", _DRAFT_2020)
     if kind is not jsonschema_rs.Draft202012Validator or _plain(declared) == _plain(_DRAFT_2020):
         return kind, None
-    return (
-        kind,
-        f"its $schema {shown(declared)} is no draft (4, 6, 7, 2019-09, 2020-12): checked as JSON Schema 2020-12",
-    )
+    drafts = "none of the drafts 4, 6, 7, 2019-09, 2020-12"
+    return kind, f"its $schema {shown(declared)} names {drafts}: checked as JSON Schema 2020-12"
 
 
 def _plain(uri: Any) -> str:
