@@ -132,7 +132,6 @@ class Catalogue:
         self._announced: list[Callable[[], bool]] = []
         self._seen = -1
         self._due = 0.0
-        self._lock = asyncio.Lock()
         self.listing = Listing([], ())
 
     def _fresh(self) -> bool:
@@ -146,10 +145,8 @@ class Catalogue:
 
     async def current(self) -> Listing:
         """The bridge's tools as of now (listed again through the bridge when they may have changed)."""
-        if not self._fresh():
-            async with self._lock:
-                if not self._fresh():
-                    await self._relist()
+        if not self._fresh():  # two calls may list at once: both get the bridge's one listing
+            await self._relist()
         return self.listing
 
     async def tool(self, name: str) -> MCPTool | None:
