@@ -1,5 +1,7 @@
 """The graph LangGraph's server serves (`"graphs": {"agent": "./agent.py:graph"}`): an agent
-whose tools are this worker process's MCP tools (mcp_tools.py).
+whose tools are this worker process's MCP tools (mcp_tools.py), live: `LiveCatalogue` gives
+each model call the tools as the servers list them now, so a tool a server adds, changes or
+removes while the server runs reaches the running agents at their next model call.
 
 The model is `AGENT_MODEL`: any `init_chat_model` name (e.g. `openai:gpt-4.1-mini`), or
 `offline` (the default) for a stand-in that needs no API key. No checkpointer here: the
@@ -17,7 +19,8 @@ import os
 from langchain.agents import create_agent
 from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
-from mcp_tools import tools
+from mcp_tools import bridge
+from mcpbridge_catalogue import LiveCatalogue
 from mcpbridge_events import stream_transformers
 
 __all__ = ["graph", "stream_transformers"]
@@ -32,4 +35,9 @@ def model() -> BaseChatModel:
     return init_chat_model(name)
 
 
-graph = create_agent(model(), tools, system_prompt="You keep the user's notes with the notes tools.")
+graph = create_agent(
+    model(),
+    tools=[],
+    middleware=[LiveCatalogue(bridge)],
+    system_prompt="You keep the user's notes with the notes tools.",
+)

@@ -19,13 +19,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from mcpbridge import MCPBridge, MCPTool
+from mcpbridge import MCPBridge
 
 CONFIG = Path(__file__).with_name("mcpbridge.toml")
 
 _lifetime = contextlib.ExitStack()
 bridge = _lifetime.enter_context(MCPBridge.from_config(CONFIG))
-tools: list[MCPTool] = bridge.list_tools_sync()  # connects: one session per server, for this process
+bridge.list_tools_sync()  # connects now, one session per server for this process: a bad config fails at start
 
 
 @contextlib.asynccontextmanager
