@@ -122,3 +122,16 @@ def test_the_search_ranks_by_bm25_and_keeps_the_catalogue_order_on_ties() -> Non
     assert index.top("issues", 10) == [0, 1, 3]  # 0 and 1 tie: the catalogue order decides
     assert index.top("weather forecast", 10) == [2]
     assert index.top("nothing", 10) == []
+
+
+async def test_a_servers_own_find_tools_runs_while_the_catalogue_fits() -> None:
+    def find_tools(query: str) -> str:
+        """The server's own search."""
+        return f"the server searched {query}"
+
+    server = changing.build()
+    server.add_tool(find_tools)
+    async with MCPBridge({"s": {"server": server}}, plugins=[mcpbridge_catalogue]) as bridge:
+        turns = [tool_call_turn(("find_tools", {"query": "notes"}))]
+        result = await live_agent(bridge, turns, Recorder()).ainvoke({"messages": [("user", "go")]}, CONFIG)
+    assert text(tool_messages(result)["find_tools"]) == "the server searched notes"

@@ -102,7 +102,8 @@ class Listing:
         self.by_name = {entry.name: entry for entry in entries}
         self.shown: list[Shown] = [entry.shown for entry in entries]
         self.tokens = sum(entry.tokens for entry in entries)
-        chosen = [any(selected(always_on, *_key(entry.tool))) for entry in entries]
+        # A server's own `find_tools` is neither always on nor found: the built-in takes its name.
+        chosen = [any(selected(always_on, *_key(entry.tool))) and entry.name != FIND_TOOLS for entry in entries]
         self.always = [entry for entry, always in zip(entries, chosen, strict=True) if always]
         self.rest = [entry for entry, always in zip(entries, chosen, strict=True) if not always]
         self.picks: dict[tuple[str, ...], list[Shown]] = {}
@@ -163,15 +164,19 @@ class Catalogue:
     def offered(self, listing: Listing, found: Sequence[str]) -> list[Shown]:
         """What the model is given: every tool within the budget, else the always-on tools,
         `find_tools` and the found tools that fit (the latest found first)."""
-        budget = self.settings.max_catalog_tokens
-        if not budget or listing.tokens <= budget:
+        if not self.over_budget(listing):
             return listing.shown
         key = tuple(found)
         if (picked := listing.picks.get(key)) is None:
             if len(listing.picks) >= MAX_PICKS:
                 listing.picks.clear()
-            picked = listing.picks[key] = self._pick(listing, key, budget)
+            picked = listing.picks[key] = self._pick(listing, key, self.settings.max_catalog_tokens)
         return picked
+
+    def over_budget(self, listing: Listing) -> bool:
+        """Whether `listing` takes more than the budget (then a server's own `find_tools` is hidden)."""
+        budget = self.settings.max_catalog_tokens
+        return bool(budget) and listing.tokens > budget
 
     def _pick(self, listing: Listing, found: tuple[str, ...], budget: int) -> list[Shown]:
         chosen = {id(entry) for entry in listing.always}
@@ -184,7 +189,7 @@ class Catalogue:
                 budget,
             )
         for name in reversed(found):
-            entry = listing.by_name.get(name)
+            entry = listing.by_name.get(name) if name != FIND_TOOLS else None
             if entry is not None and id(entry) not in chosen and spent + entry.tokens <= budget:
                 chosen.add(id(entry))
                 spent += entry.tokens

@@ -99,9 +99,9 @@ class LiveCatalogue(AgentMiddleware[CatalogueState, Any, Any]):
             return await handler(request)
         call = request.tool_call
         name = call["name"]
-        if name == FIND_TOOLS:
-            return await self._find(call["args"].get("query"), call["id"])
         tool = await self.catalogue.tool(name)
+        if name == FIND_TOOLS and (tool is None or self.catalogue.over_budget(self.catalogue.listing)):
+            return await self._find(call["args"].get("query"), call["id"])
         if tool is None:
             shown = name[:_NAME_SHOWN]
             if (why := self.catalogue.withdrawn(name)) is not None:
