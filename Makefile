@@ -7,7 +7,7 @@ PLUGINS := $(filter-out plugins/_template,$(wildcard plugins/*))
 PACKAGES := $(patsubst %/pyproject.toml,%,$(wildcard packages/*/pyproject.toml))
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint install clean thirdparty
+.PHONY: demo test test-py bench lint install clean thirdparty dist version
 
 $(STAMP): core/pyproject.toml $(wildcard plugins/*/pyproject.toml packages/*/pyproject.toml) requirements-dev.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -39,6 +39,12 @@ thirdparty:
 	@if command -v npm >/dev/null; then bash tests/thirdparty/install.sh; \
 	else echo "npm not found: the tests/thirdparty tier will be skipped"; fi
 
+# The core, plugins and security tiers (their tests neither slow nor serial) on another Python,
+# in a venv of its own: `make test-py PY=python3.13 VENV=.venv-3.13` (.ci/run does 3.12 and 3.13).
+test-py: $(STAMP)
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile -m "not serial and not slow$(if $(MARK), and ($(MARK)))" \
+		$(PYTEST_ARGS) tests/core tests/plugins tests/security
+
 bench: $(STAMP)
 	@missed=""; for b in bench/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || missed="$$missed $$b"; done; \
 	if [ -n "$$missed" ]; then echo "missed a target (or failed):$$missed"; exit 1; fi
@@ -47,6 +53,28 @@ lint: $(STAMP)
 	$(BIN)/ruff check core plugins packages tests bench examples
 	$(BIN)/ruff format --check core plugins packages tests bench examples
 	$(BIN)/mypy core/src $(addsuffix /src,$(PLUGINS) $(PACKAGES))
+
+# The release's version lives in VERSION alone: `make version` writes it (and LICENSE) into every
+# distribution, with each one's dependencies on its siblings pinned to the same series (0.1.x
+# accepts 0.1.*); `make dist` does that, then builds each one's sdist and, from the sdist, its
+# wheel into $(DIST). CONTRIBUTING.md says how to release.
+DIST ?= dist
+RELEASE := $(strip $(file < VERSION))
+SERIES := $(word 1,$(subst ., ,$(RELEASE))).$(word 2,$(subst ., ,$(RELEASE)))
+NEXT := $(word 1,$(subst ., ,$(RELEASE))).$(shell echo $$(($(word 2,$(subst ., ,$(RELEASE))) + 1)))
+DISTRIBUTIONS := core $(PLUGINS) $(PACKAGES)
+version:
+	@test -n "$(RELEASE)" || { echo "VERSION is empty: write the release's version there, e.g. 0.1.0"; exit 1; }
+	@for d in $(DISTRIBUTIONS) plugins/_template $(wildcard docs/examples/*); do f=$$d/pyproject.toml; \
+		sed -E -e 's/^version = ".*"/version = "$(RELEASE)"/' \
+			-e 's/"(mcpbridge(-[a-z]+)?(\[[a-z,]+\])?)>=[0-9.]+,<[0-9.]+"/"\1>=$(SERIES),<$(NEXT)"/g' $$f > $$f.new; \
+		if cmp -s $$f $$f.new; then rm $$f.new; else mv $$f.new $$f && echo "$$f: $(RELEASE)"; fi; \
+		cmp -s LICENSE $$d/LICENSE || cp LICENSE $$d/LICENSE; \
+	done
+
+dist: version
+	mkdir -p $(DIST) && rm -f $(DIST)/*.whl $(DIST)/*.tar.gz
+	printf '%s\n' $(DISTRIBUTIONS) | xargs -P $(WORKERS) -I{} $(BIN)/python -m build --no-isolation -q --outdir $(DIST) {}
 
 clean:
 	rm -rf $(VENV)
