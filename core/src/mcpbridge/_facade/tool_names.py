@@ -65,20 +65,17 @@ def _invisible(character: str) -> bool:
     return unicodedata.category(character) in _INVISIBLE_CATEGORIES or ord(character) in _IGNORABLE
 
 
-def nameless(name: str) -> bool:
-    """Whether `name` shows nothing at all (empty, blanks, invisible characters): a tool so
-    named cannot be named to the model."""
-    return all(character.isspace() or _invisible(character) for character in name)
-
-
-def plain(name: str) -> bool:
+def _plain(name: str) -> bool:
     """Whether `name` is printable ASCII without blanks at its ends: its own look-alike key."""
     return name.isascii() and name.isprintable() and name == name.strip()
 
 
-def look_alike_key(name: str) -> str:
-    """What `name` looks like: NFKC-normalised, invisible characters dropped, blanks at its
-    ends stripped, Cyrillic and Greek look-alikes of Latin letters read as those."""
+def _look_alike_key(name: str) -> str:
+    """What `name` looks like: itself when plain, else NFKC-normalised, invisible characters
+    dropped, blanks at its ends stripped, Cyrillic and Greek look-alikes of Latin letters read
+    as those."""
+    if _plain(name):
+        return name
     normal = unicodedata.normalize("NFKC", name)
     return "".join(c for c in normal if not _invisible(c)).strip().translate(_LOOK_ALIKES)
 
@@ -118,7 +115,7 @@ class DisplayNames:
         prefix, `{server}_{hash}_{tool}` (8 hex digits of a hash of both, which no other
         server's plain names begin with), and without, `{tool}_{hash}`, each readable and cut
         to fit; `""` for a name that shows nothing (such a tool is left out)."""
-        if nameless(name):
+        if all(c.isspace() or _invisible(c) for c in name):  # it shows nothing a model could call
             return ""
         raw = self.raw(server, name)
         if _VALID.fullmatch(raw) and not (self.prefix and raw.startswith(self._longer.get(server, ()))):
@@ -135,33 +132,21 @@ def _report(servers: Sequence[str], prefixes: dict[str, str]) -> None:
     """Warn once, when the bridge is built, about the server names that make prefixed tool
     names ambiguous or invalid, with the fix."""
     for server in servers:
+        own = prefixes[server]
         if not _VALID.fullmatch(server):
             logger.warning(
-                "mcpbridge: server name %r is not valid in a tool name, so with `tool_name_prefix = true` the "
-                "model sees each of its tools as '%s<8 hex digits>_<tool>': rename the server to %r",
-                server,
-                prefixes[server][:_KEPT_PREFIX],
-                prefixes[server][:-1],
+                f"mcpbridge: server name {server!r} is not valid in a tool name, so with `tool_name_prefix = true` "
+                f"the model sees each of its tools as '{own[:_KEPT_PREFIX]}<8 hex digits>_<tool>': rename the "
+                f"server to {own[:-1]!r}"
             )
-        own = prefixes[server]
         for other, theirs in prefixes.items():
             if theirs.startswith(own) and len(theirs) > len(own):
                 rest = theirs[len(own) :]
                 logger.warning(
-                    "mcpbridge: with `tool_name_prefix = true`, tool '%s<name>' of server %r and tool '<name>' of "
-                    "server %r would both be named '%s<name>': that name is %r's, and %r's tools named '%s…' are "
-                    "shown as '%s<8 hex digits>_%s…'. Rename one server (e.g. %r → %r) to keep the names plain",
-                    rest,
-                    server,
-                    other,
-                    theirs,
-                    other,
-                    server,
-                    rest,
-                    own,
-                    rest,
-                    other,
-                    theirs[:-1].replace("_", "-"),
+                    f"mcpbridge: with `tool_name_prefix = true`, tool '{rest}<name>' of server {server!r} and tool "
+                    f"'<name>' of server {other!r} would both be named '{theirs}<name>': that name is {other!r}'s, "
+                    f"and {server!r}'s tools named '{rest}…' are shown as '{own}<8 hex digits>_{rest}…'. Rename one "
+                    f"server (e.g. {other!r} → {theirs[:-1].replace('_', '-')!r}) to keep the names plain"
                 )
 
 
@@ -187,36 +172,28 @@ class _Once:
         return True
 
 
-class ToolNames:
+class ToolNames(DisplayNames):
     """One bridge's display names and its record of who offered each one first."""
 
     def __init__(self, servers: Sequence[str], *, prefix: bool) -> None:
-        self._names = DisplayNames(servers, prefix=prefix)
+        super().__init__(servers, prefix=prefix)
         self._first: dict[tuple[str, str], int] = {}
         """(display name, server) → the listing in which that server first offered the name."""
         self._listings = 0
         self._once = _Once()
 
-    def display(self, server: str, name: str) -> str:
-        """The name the model sees for tool `name` of `server` (`""`: none, left out)."""
-        return self._names.display(server, name)
-
     async def resolve(self, tools: Sequence[MCPTool]) -> list[MCPTool]:
         """`tools` without those the model cannot be shown (pacing itself, as listings run to
         thousands of tools): one pass over them, and one more only when two share a name or one
         was changed or shows nothing."""
-        kept = await self._resolve(tools)
         if len(self._first) > _REMEMBERED:
             await self._prune(tools)
-        return kept
-
-    async def _resolve(self, tools: Sequence[MCPTool]) -> list[MCPTool]:
         self._listings += 1
         listing, first = self._listings, self._first
         seen: dict[str, MCPTool] = {}
         rivals: dict[str, list[MCPTool]] = {}
         unusual = False
-        raw = self._names.raw
+        raw = self.raw
         async for tool in paced(tools):
             name, binding = tool.name, tool.binding
             if not name:
@@ -257,7 +234,8 @@ class ToolNames:
 
     async def _prune(self, tools: Sequence[MCPTool]) -> None:
         """Forget the first sights of names that a server listed in `tools` no longer offers
-        (a server that was not listed keeps its names: it may be briefly unreachable)."""
+        (a server that was not listed keeps its names: it may be briefly unreachable), before
+        this listing records its own."""
         offered: set[tuple[str, str]] = set()
         async for tool in paced(tools):
             offered.add((tool.name, tool.binding.server_name))
@@ -272,7 +250,7 @@ class ToolNames:
         earliest = [tool for tool in earliest if not self._renamed(tool)] or earliest
         if len({tool.binding.server_name for tool in earliest}) == 1:
             return earliest[0]
-        if self._names.prefix:
+        if self.prefix:
             return None
         a, b = earliest[:2]
         shown_as = f" (shown as {name!r})" if self._renamed(a) else ""
@@ -283,15 +261,14 @@ class ToolNames:
         )
 
     def _renamed(self, tool: MCPTool) -> bool:
-        return tool.name != self._names.raw(tool.binding.server_name, tool.binding.tool.name)
+        return tool.name != self.raw(tool.binding.server_name, tool.binding.tool.name)
 
     def _report_nameless(self, tool: MCPTool) -> None:
-        binding = tool.binding
-        if self._once.first(("nameless", binding.server_name, binding.tool.name)):
+        server, name = tool.binding.server_name, tool.binding.tool.name
+        if self._once.first(("nameless", server, name)):
             logger.warning(
-                "mcpbridge: leaving out a tool of server %r: its name %s shows nothing a model could call it by",
-                binding.server_name,
-                shown(binding.tool.name),
+                f"mcpbridge: leaving out a tool of server {server!r}: its name {shown(name)} shows nothing a model "
+                "could call it by"
             )
 
     def _report_left_out(self, late: MCPTool, keeper: MCPTool | None) -> None:
@@ -300,7 +277,7 @@ class ToolNames:
             return
         if keeper is None:
             why = f"another server's tool has the same name, {shown(late.name)}, and neither offered it first"
-        elif not self._names.prefix:
+        elif not self.prefix:
             why = f"server {keeper.binding.server_name!r} offered a tool of that name first"
             why += " (set `tool_name_prefix = true` to keep both)"
         else:
@@ -308,7 +285,7 @@ class ToolNames:
                 f"its name as the model sees it, {shown(late.name)}, is that of tool "
                 f"{shown(keeper.binding.tool.name)} of server {keeper.binding.server_name!r}"
             )
-        logger.warning("mcpbridge: leaving out tool %s of server %r: %s", shown(name), server, why)
+        logger.warning(f"mcpbridge: leaving out tool {shown(name)} of server {server!r}: {why}")
 
     def _report_renamed(self, kept: Iterable[MCPTool]) -> None:
         """One warning per server for the names it lists that the model is shown otherwise."""
@@ -321,42 +298,29 @@ class ToolNames:
             examples = ", ".join(f"{shown(t.binding.tool.name)} as {t.name!r}" for t in tools[:_EXAMPLES])
             more = f" and {len(tools) - _EXAMPLES} more" if len(tools) > _EXAMPLES else ""
             logger.warning(
-                "mcpbridge: the model is shown %d tool(s) of server %r under another name (model providers accept "
-                "only 1-64 of a-z A-Z 0-9 _ -, and with `tool_name_prefix` a name another server's prefix gives "
-                "is that server's): %s%s. Calls still send the MCP name, and policies select by it",
-                len(tools),
-                server,
-                examples,
-                more,
+                f"mcpbridge: the model is shown {len(tools)} tool(s) of server {server!r} under another name (model "
+                "providers accept only 1-64 of a-z A-Z 0-9 _ -, and with `tool_name_prefix` a name another server's "
+                f"prefix gives is that server's): {examples}{more}. Calls still send the MCP name, and policies "
+                "select by it"
             )
 
     def _report_look_alikes(self, kept: Sequence[MCPTool]) -> None:
         """Warn once about each two tools whose names differ only by invisible or look-alike
         characters (a server shadowing another's tool by a name that reads the same)."""
-        if all(plain(tool.binding.tool.name) for tool in kept):
+        if all(_plain(tool.binding.tool.name) for tool in kept):
             return
         alike: dict[str, dict[str, MCPTool]] = {}
         for tool in kept:
-            written = self._names.raw(tool.binding.server_name, tool.binding.tool.name)
-            key = written if plain(written) else look_alike_key(written)
-            alike.setdefault(key, {}).setdefault(written, tool)
-        for group in alike.values():
-            one, *others = group.values()
+            written = self.raw(tool.binding.server_name, tool.binding.tool.name)
+            alike.setdefault(_look_alike_key(written), {}).setdefault(written, tool)
+        for one, *others in (group.values() for group in alike.values()):
             for other in others:
-                self._report_look_alike(one, other)
-
-    def _report_look_alike(self, one: MCPTool, other: MCPTool) -> None:
-        (a_server, a_name, a_shown), (b_server, b_name, b_shown) = sorted(
-            (t.binding.server_name, t.binding.tool.name, t.name) for t in (one, other)
-        )
-        if self._once.first(("look-alike", a_server, a_name, b_server, b_name)):
-            logger.warning(
-                "mcpbridge: tool %s of server %r and tool %s of server %r differ only by invisible or look-alike "
-                "characters (the model sees %r and %r): check that each server is meant to offer its tool",
-                shown(a_name),
-                a_server,
-                shown(b_name),
-                b_server,
-                a_shown,
-                b_shown,
-            )
+                (a_server, a_name, a_shown), (b_server, b_name, b_shown) = sorted(
+                    (t.binding.server_name, t.binding.tool.name, t.name) for t in (one, other)
+                )
+                if self._once.first(("look-alike", a_server, a_name, b_server, b_name)):
+                    logger.warning(
+                        f"mcpbridge: tool {shown(a_name)} of server {a_server!r} and tool {shown(b_name)} of server "
+                        f"{b_server!r} differ only by invisible or look-alike characters (the model sees {a_shown!r} "
+                        f"and {b_shown!r}): check that each server is meant to offer its tool"
+                    )

@@ -157,7 +157,14 @@ def claiming(store: ClaimStore) -> ToolCallInterceptor:
         except ServerConnectionError as exc:
             if not exc.sent and not mark.sent:  # nothing reached the server: resume again later
                 mark.won = False
-                await _release(store, mark, request)
+                try:
+                    await store.release(_key(mark, request), mark.owner)
+                except Exception as failure:
+                    logger.warning(
+                        f"mcpbridge: could not release the claim of tool {request.name!r} on server "
+                        f"{request.server_name!r} in thread {mark.thread_id!r} ({redact_text(describe(failure))}): "
+                        "resuming it again is refused until the claim expires"
+                    )
             raise
         finally:
             mark.sent = mark.sent or mark.won
@@ -170,20 +177,6 @@ def _key(mark: Resumed, request: ToolCallRequest) -> str:
     return "\x1f".join(
         ("mcpbridge-resume", mark.thread_id, mark.checkpoint_ns, request.tool_call_id or "", str(mark.answers))
     )
-
-
-async def _release(store: ClaimStore, mark: Resumed, request: ToolCallRequest) -> None:
-    try:
-        await store.release(_key(mark, request), mark.owner)
-    except Exception as exc:
-        logger.warning(
-            "mcpbridge: could not release the claim of tool %r on server %r in thread %r (%s): "
-            "resuming it again is refused until the claim expires",
-            request.name,
-            request.server_name,
-            mark.thread_id,
-            redact_text(describe(exc)),
-        )
 
 
 async def _claim(store: ClaimStore, mark: Resumed, request: ToolCallRequest) -> None:

@@ -85,10 +85,14 @@ class RoundAnswerer:
                 return result
             answered += len(asked)
             if answered > self.max_requests:
-                raise self._over(request)
+                fix = f" ({self.fix})" if self.fix else ""
+                problem = f"made more than {self.max_requests} {self.capability} requests in one call; stopped{fix}"
+                raise ToolCallError.about(request, problem)
             answers = dict(await self.answer(request, asked))
             if others:  # the plugins outside answer the rest, then send the call again
-                self._wait(request, result.request_state, answers, answered)
+                self._waiting[(call_of(request), result.request_state)] = (answers, answered)
+                while len(self._waiting) > self.kept:
+                    self._waiting.popitem(last=False)
                 return result.model_copy(update={"input_requests": others})
             current = current.override(input_responses=answers, request_state=result.request_state)
             result = await handler(current)
@@ -101,16 +105,6 @@ class RoundAnswerer:
             return request, 0
         answers, answered = waiting
         return request.override(input_responses={**answers, **(request.input_responses or {})}), answered
-
-    def _wait(self, request: ToolCallRequest, state: str | None, answers: dict[str, Any], answered: int) -> None:
-        self._waiting[(call_of(request), state)] = (answers, answered)
-        while len(self._waiting) > self.kept:
-            self._waiting.popitem(last=False)
-
-    def _over(self, request: ToolCallRequest) -> ToolCallError:
-        fix = f" ({self.fix})" if self.fix else ""
-        problem = f"made more than {self.max_requests} {self.capability} requests in one call; stopped{fix}"
-        return ToolCallError.about(request, problem)
 
 
 class _Left:
@@ -151,39 +145,36 @@ class CallBudgets:
     async def during(self, server: str, call: Awaitable[T]) -> T:
         """`await call`, one call on `server`, with a budget of its own while it runs (on
         every call of a plugin that answers: no context manager's frames)."""
-        left = self._open_one(server)
-        token = _opened.set((*_opened.get(), left))
+        left, token = self._open_one(server)
         try:
             return await call
         finally:
-            _opened.reset(token)
-            self._close(server, left)
+            self._close(left, token)
 
     @contextmanager
     def scope(self, server: str) -> Iterator[None]:
         """A budget of its own on `server` while the block runs (`during`, for work that is
         not one awaitable: e.g. a block in which the user calls a session directly)."""
-        left = self._open_one(server)
-        token = _opened.set((*_opened.get(), left))
+        left, token = self._open_one(server)
         try:
             yield
         finally:
-            _opened.reset(token)
-            self._close(server, left)
+            self._close(left, token)
 
-    def _open_one(self, server: str) -> _Left:
+    def _open_one(self, server: str) -> tuple[_Left, contextvars.Token[tuple[_Left, ...]]]:
         left = _Left(self, server, self.per_call)
         with self._lock:
             self._open.setdefault(server, []).append(left)
-        return left
+        return left, _opened.set((*_opened.get(), left))
 
-    def _close(self, server: str, left: _Left) -> None:
+    def _close(self, left: _Left, token: contextvars.Token[tuple[_Left, ...]]) -> None:
+        _opened.reset(token)
         with self._lock:
             left.count = 0  # a request that comes with the call after it ended is refused
-            calls = self._open[server]
+            calls = self._open[left.server]
             calls.remove(left)
             if not calls:
-                del self._open[server]
+                del self._open[left.server]
 
     def charge(self, server: str) -> bool:
         """Take one request from the budget here of the call this context belongs to; when it
@@ -191,15 +182,11 @@ class CallBudgets:
         `server` with some left. False when there is none left to take."""
         tied = [left for left in _opened.get() if left.server == server]
         with self._lock:
-            if not tied:
-                return any(_took(left) for left in self._open.get(server, ()))
-            own = [left for left in tied if left.budgets is self]
-            return bool(own) and _took(own[-1])  # the call's own budget, never another's
-
-
-def _took(left: _Left) -> bool:
-    """Whether one request could be taken from `left` (then it was)."""
-    if left.count <= 0:
-        return False
-    left.count -= 1
-    return True
+            if tied:  # the call's own budget, never another's
+                left = next((left for left in reversed(tied) if left.budgets is self), None)
+            else:
+                left = next((left for left in self._open.get(server, ()) if left.count > 0), None)
+            if left is None or left.count <= 0:
+                return False
+            left.count -= 1
+            return True
