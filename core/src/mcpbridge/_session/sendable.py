@@ -98,23 +98,6 @@ def _sendable(value: Any) -> bool:
     return True
 
 
-def request_problems(request: ToolCallRequest, limit: int | None) -> tuple[str, str] | None:
-    """`(what, why)` when part of what `request` sends cannot be sent: its arguments (unless
-    they are the very ones checked before the chain), its answers to the server's questions
-    (both within `limit` bytes), the state and task id it echoes, its `_meta`; else None."""
-    if request.args is not request._sendable_args and (problem := wire_problems(request.args, limit, nesting=True)):
-        return "arguments", problem
-    if request.input_responses and (problem := wire_problems(_plain(request.input_responses), limit, nesting=True)):
-        return "answers", problem
-    if request.request_state is not None and (problem := wire_problems({"request_state": request.request_state})):
-        return "state", problem
-    if isinstance(request.task, str) and (problem := wire_problems({"task": request.task})):
-        return "task id", problem
-    if request.meta and (problem := wire_problems(request.meta, nesting=True)):
-        return "_meta", problem
-    return None
-
-
 def refusal(what: str, tool: str, problem: str, *, server_name: str, name: str) -> InvalidToolArguments:
     """The error refusing a call whose `what` ("arguments", "answers", ...) cannot be sent:
     worded once for every way into a server (`tool` is the name the caller knows)."""
@@ -122,13 +105,22 @@ def refusal(what: str, tool: str, problem: str, *, server_name: str, name: str) 
 
 
 def unsendable(request: ToolCallRequest, limit: int | None) -> InvalidToolArguments | None:
-    """The error refusing `request` when part of what it sends cannot be sent
-    (`request_problems`), else None: raised before the shared transport sees it, whichever
-    interceptor put it there."""
-    if (problem := request_problems(request, limit)) is None:
-        return None
-    what, why = problem
-    return refusal(what, request.display_name or request.name, why, server_name=request.server_name, name=request.name)
+    """The error refusing `request` when part of what it sends cannot be sent: its arguments
+    (unless they are the very ones checked before the chain), its answers to the server's
+    questions (both within `limit` bytes), the state and task id it echoes, its `_meta`; else
+    None. Raised before the shared transport sees it, whichever interceptor put it there."""
+    parts: tuple[tuple[str, Any, int | None, bool], ...] = (
+        ("arguments", request.args is not request._sendable_args and request.args, limit, True),
+        ("answers", request.input_responses and _plain(request.input_responses), limit, True),
+        ("state", request.request_state is not None and {"request_state": request.request_state}, None, False),
+        ("task id", isinstance(request.task, str) and {"task": request.task}, None, False),
+        ("_meta", request.meta, None, True),
+    )
+    for what, value, within, nesting in parts:
+        if value and (problem := wire_problems(value, within, nesting=nesting)):
+            shown = request.display_name or request.name
+            return refusal(what, shown, problem, server_name=request.server_name, name=request.name)
+    return None
 
 
 def sendable_answers(callback: Callable[..., Awaitable[Any]], server: str, limit: int | None) -> Callable[..., Any]:

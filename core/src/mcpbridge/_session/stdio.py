@@ -284,15 +284,10 @@ class StdioTransport:
         notifications first, `refusing_unsendable`; an answer to a server's request may still
         come here): a request is answered with an error at once (its caller need not wait for a
         timeout), anything else is dropped with a warning."""
-        problem = unsendable_text(message, self.server_name, exc)
-        logger.warning(
-            "mcpbridge: %s; %s",
-            problem,
-            "failing its request" if isinstance(message, types.JSONRPCRequest) else "dropped it",
+        request_id = message.id if isinstance(message, types.JSONRPCRequest) else None
+        await _fail(
+            send, request_id, types.INVALID_PARAMS, f"mcpbridge: {unsendable_text(message, self.server_name, exc)}"
         )
-        if isinstance(message, types.JSONRPCRequest):
-            error = types.ErrorData(code=types.INVALID_PARAMS, message=f"mcpbridge: {problem}")
-            await send.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
 
     async def _pump(self, process: ServerProcess, send: _Send, stderr_done: anyio.Event) -> None:
         """Reads stdout until EOF, delivering one message per complete line."""
@@ -329,23 +324,13 @@ class StdioTransport:
             try:
                 message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except ValueError:
-                try:
-                    line.decode()
-                    what = "a JSON-RPC message"
-                except UnicodeDecodeError:
-                    what = "valid UTF-8"
+                what = "a JSON-RPC message" if line.decode(errors="replace").encode() == line else "valid UTF-8"
                 problem = f"MCP server {self.server_name!r} sent a stdout line of {len(line)} bytes that is not {what}"
                 head, tail = line[:_PEEK], line[-_PEEK:]
             else:
                 await send.send(SessionMessage(message))
                 return
-        request_id = _response_id(head, tail)
-        if request_id is None:
-            logger.warning("%s; dropped it", problem)
-            return
-        logger.warning("%s; failing request %r", problem, request_id)
-        error = types.ErrorData(code=types.INTERNAL_ERROR, message=problem)
-        await send.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+        await _fail(send, _response_id(head, tail), types.INTERNAL_ERROR, problem)
 
     async def _log_stderr(self, stream: ByteReceiveStream | None) -> None:
         """Logs each stderr line at INFO on `mcpbridge.server.<name>` and keeps the last few."""
@@ -364,3 +349,12 @@ class StdioTransport:
         if pending:
             self._stderr.append(pending.rstrip(b"\r").decode(errors="replace"))
             log.info("%s", self._stderr[-1])
+
+
+async def _fail(send: _Send, request_id: types.RequestId | None, code: int, problem: str) -> None:
+    """Answer request `request_id` with an error at once (its caller need not wait for a
+    timeout); a message that names no request is dropped. Either way, one warning."""
+    logger.warning("%s; %s", problem, "dropped it" if request_id is None else f"failing request {request_id!r}")
+    if request_id is not None:
+        error = types.ErrorData(code=code, message=problem)
+        await send.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
