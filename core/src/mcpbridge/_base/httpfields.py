@@ -32,22 +32,11 @@ _NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _VALUE = re.compile(r"(?:[\x21-\x7e](?:[\x20\x09\x21-\x7e]*[\x21-\x7e])?)?")
 
 RESERVED_HEADERS = frozenset(
-    {
-        # framing and connection management: a wrong value desynchronises or closes the connection
-        "connection",
-        "content-length",
-        "host",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-        # the MCP streamable-HTTP session itself: a wrong value ends the session for every caller
-        "mcp-session-id",
-        "mcp-protocol-version",
-        "last-event-id",
-    }
+    # framing and connection management: a wrong value desynchronises or closes the connection
+    {"content-length", "transfer-encoding", "host", "te", "trailer"}
+    | {"connection", "keep-alive", "proxy-connection", "upgrade"}
+    # the MCP streamable-HTTP session itself: a wrong value ends the session for every caller
+    | {"mcp-session-id", "mcp-protocol-version", "last-event-id"}
 )
 """Header names the transport owns; setting them from config or per call is refused."""
 

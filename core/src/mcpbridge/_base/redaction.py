@@ -104,7 +104,7 @@ def _redact_params(text: str) -> str:
 
 def secret_forms(secrets: Iterable[str]) -> list[str]:
     """The texts to search for: each secret as it is, stripped, as `repr` would escape it
-    (str and bytes) and as a URL carries it (`_url_forms`), longest first so a longer form is
+    (str and bytes) and as a URL carries it, longest first so a longer form is
     replaced before its parts."""
     forms: set[str] = set()
     for secret in secrets:
@@ -113,23 +113,17 @@ def secret_forms(secrets: Iterable[str]) -> list[str]:
         for form in (secret, secret.strip()):
             if len(form) >= MIN_SECRET:
                 forms.update((form, repr(form)[1:-1], repr(form.encode("utf-8", "backslashreplace"))[2:-1]))
-                forms.update(_url_forms(form))
+                # percent-encoded as the HTTP client logs it in a URL's path or query, fully encoded, and
+                # form-encoded (`+` for a space): the forms in which a key in a URL reaches the client's
+                # `HTTP Request:` line and the errors quoting the URL
+                surrogates = "surrogatepass"  # log texts may carry lone surrogates (see `_substitute`)
+                forms.update(
+                    quote(form, safe=safe, errors=surrogates) for safe in (_URL_KEEPS, _URL_KEEPS + "?`{}", "")
+                )
+                forms.add(quote_plus(form, safe="", errors=surrogates))
         # each long word too: the credential of "Bearer <token>" on its own
         forms.update(word for word in secret.split() if len(word) >= 8)
     return sorted(forms, key=len, reverse=True)
-
-
-def _url_forms(secret: str) -> tuple[str, ...]:
-    """`secret` percent-encoded as the HTTP client logs it in a URL's path or query, as it is
-    written fully encoded, and form-encoded (`+` for a space): a key in a URL reaches the
-    client's `HTTP Request:` line and the errors quoting the URL in these forms."""
-    surrogates = "surrogatepass"  # log texts may carry lone surrogates (see `_substitute`)
-    return (
-        quote(secret, safe=_URL_KEEPS, errors=surrogates),
-        quote(secret, safe=_URL_KEEPS + "?`{}", errors=surrogates),
-        quote(secret, safe="", errors=surrogates),
-        quote_plus(secret, safe="", errors=surrogates),
-    )
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
@@ -146,13 +140,9 @@ def _redact(text: str, forms: Iterable[str]) -> str:
     if "://" in text:
         text = _substitute(_URL, text, redact_url)
     if "Illegal header" in text:
-        text = _substitute(_QUOTED_HEADER, text, _hide_header_value)
+        # `Illegal header value b'...'` → `Illegal header value ***` (the first space past `Illegal header `)
+        text = _substitute(_QUOTED_HEADER, text, lambda quoted: quoted[: quoted.index(" ", 15) + 1] + MASK)
     return text
-
-
-def _hide_header_value(quoted: str) -> str:
-    """`Illegal header value b'...'` → `Illegal header value ***`."""
-    return quoted[: quoted.index(" ", len("Illegal header ")) + 1] + MASK
 
 
 def capped(text: str, limit: int = MAX_QUOTED_CHARS) -> str:

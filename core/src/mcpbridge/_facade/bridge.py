@@ -6,7 +6,6 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 from langchain_core.messages import ToolMessage
@@ -141,9 +140,7 @@ class MCPBridge:
         self._home.start_thread()
         return self
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     async def aclose(self) -> None:
@@ -194,6 +191,8 @@ class MCPBridge:
         raise ConfigError(why or f"server {server!r} has no tool {name!r}; its tools: {known}")
 
     async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
+        if servers is None:
+            self.settings.require_servers()
         names = list(servers) if servers is not None else list(self._connections)
         connections = [self._connection(name) for name in names]  # an unknown name fails before any listing
         listed = await asyncio.gather(*(c.list_tools(refresh=refresh) for c in connections), return_exceptions=True)

@@ -106,9 +106,7 @@ def mcpbridge_bridge_observer(context: BridgeContext) -> BridgeObserver | None:
 
 
 @hookspec
-def mcpbridge_teardown(
-    context: BridgeContext,
-) -> Awaitable[None] | None:
+def mcpbridge_teardown(context: BridgeContext) -> Awaitable[None] | None:
     """Release what your interceptors hold (a Redis client, an exporter) when the bridge
     closes, innermost plugin first: keep it in `context.stash` when you build them. Return an
     awaitable to be awaited on the bridge's event loop, or None. A bridge may be opened again

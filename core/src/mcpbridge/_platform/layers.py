@@ -55,12 +55,7 @@ def _applies(plugin: str, interceptor: ToolCallInterceptor, server_name: str, to
         return bool(applies_to(server_name, tool))
     except Exception as exc:
         logger.warning(
-            "mcpbridge: plugin %r failed in applies_to for tool %r of server %r (%s: %s); "
-            "its interceptor stays on that tool's chain",
-            plugin,
-            tool.name[:80],
-            server_name,
-            type(exc).__name__,
-            exc,
+            f"mcpbridge: plugin {plugin!r} failed in applies_to for tool {tool.name[:80]!r} of server "
+            f"{server_name!r} ({type(exc).__name__}: {exc}); its interceptor stays on that tool's chain"
         )
         return True
