@@ -30,7 +30,7 @@ def _exists(dotted: str) -> bool:
 
 
 def test_internal_names_in_the_docs_exist() -> None:
-    pages = [*ROOT.glob("docs/**/*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+    pages = [*ROOT.glob("docs/**/*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md"]
     missing = [
         f"{page.relative_to(ROOT)}: {name}"
         for page in pages
