@@ -14,7 +14,7 @@ from mcpbridge_catalogue import LiveCatalogue
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import make_agent
-from tests.helpers.waiting import until
+from tests.helpers.waiting import until, until_sync
 
 CONFIG = {"configurable": {"thread_id": "t"}}
 
@@ -29,16 +29,29 @@ class Recorder(AgentMiddleware[AgentState[Any], Any, Any]):
         self.requests: list[list[BaseTool | dict[str, Any]]] = []
         self.waits = waits or {}
 
-    async def abefore_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> None:
+    def _awaited(self, state: AgentState[Any]) -> tuple[Callable[[], bool], str] | None:
         last = state["messages"][-1]
         if isinstance(last, ToolMessage) and (check := self.waits.get(last.name or "")) is not None:
-            await until(check, f"the change announced by {last.name!r} reaching the bridge")
+            return check, f"the change announced by {last.name!r} reaching the bridge"
+        return None
+
+    async def abefore_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> None:
+        if (awaited := self._awaited(state)) is not None:
+            await until(*awaited)
+
+    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> None:
+        if (awaited := self._awaited(state)) is not None:
+            until_sync(*awaited)
 
     async def awrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]]
     ) -> Any:
         self.requests.append(list(request.tools))
         return await handler(request)
+
+    def wrap_model_call(self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], Any]) -> Any:
+        self.requests.append(list(request.tools))
+        return handler(request)
 
     def names(self, n: int) -> list[str]:
         """The names of the tools of the `n`th model request."""

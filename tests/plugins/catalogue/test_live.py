@@ -105,3 +105,13 @@ async def test_the_bridge_needs_the_catalogue_plugin() -> None:
     async with MCPBridge({"s": {"server": changing.build()}}, plugins=[]) as bridge:
         with pytest.raises(Exception, match="LiveCatalogue needs the catalogue plugin in its bridge"):
             mcpbridge_catalogue.LiveCatalogue(bridge)
+
+
+def test_a_sync_agent_sees_the_change_too() -> None:
+    with MCPBridge({"s": {"server": changing.build()}}, plugins=[mcpbridge_catalogue]) as bridge:
+        probe = SessionProbe(bridge, "s")
+        recorder = Recorder({"add": lambda: probe.tools_changed})
+        turns = [tool_call_turn(("add", {})), tool_call_turn(("grown", {})), AIMessage("Done.")]
+        result = live_agent(bridge, turns, recorder).invoke({"messages": [("user", "go")]}, CONFIG)
+    assert "grown" in recorder.names(1)
+    assert text(tool_messages(result)["grown"]) == "grown ran"

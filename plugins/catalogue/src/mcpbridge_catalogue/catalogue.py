@@ -11,7 +11,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
@@ -147,12 +147,20 @@ class Catalogue:
     async def current(self) -> Listing:
         """The bridge's tools as of now (listed again through the bridge when they may have changed)."""
         if not self._fresh():  # two calls may list at once: both get the bridge's one listing
-            await self._relist()
+            for _ in self._absorb(await self._bridge.list_tools(servers=self._servers)):
+                await asyncio.sleep(0)  # thousands of new tools: let the loop breathe
         return self.listing
 
-    async def tool(self, name: str) -> MCPTool | None:
-        """The tool offered now as `name`, if any."""
-        entry = (await self.current()).by_name.get(name)
+    def current_sync(self) -> Listing:
+        """`current()` for a sync agent (the bridge opened with `with MCPBridge(...)`)."""
+        if not self._fresh():
+            for _ in self._absorb(self._bridge.list_tools_sync(servers=self._servers)):
+                pass
+        return self.listing
+
+    def tool(self, listing: Listing, name: str) -> MCPTool | None:
+        """The tool `listing` offers as `name`, if any."""
+        entry = listing.by_name.get(name)
         return entry.tool if entry is not None else None
 
     def withdrawn(self, name: str) -> str | None:
@@ -195,8 +203,8 @@ class Catalogue:
                 spent += entry.tokens
         return [entry.shown for entry in listing.entries if id(entry) in chosen] + [self._find[0]]
 
-    async def _relist(self) -> None:
-        tools = await self._bridge.list_tools(servers=self._servers)
+    def _absorb(self, tools: Sequence[MCPTool]) -> Iterator[None]:
+        """Make `tools` the listing, converting the new ones; pauses (yields) every `PACE` conversions."""
         self._seen, self._due = self._listings.count, time.monotonic() + RECHECK_S
         entries: list[Entry] = []
         kept: dict[int, Entry] = {}
@@ -206,8 +214,8 @@ class Catalogue:
             if entry is None or entry.tool is not tool or entry.name != tool.name:
                 entry = Entry(tool, tool.name, *shown(tool, self._fit))
                 converted += 1
-                if converted % PACE == 0:  # thousands of new tools: let the loop breathe
-                    await asyncio.sleep(0)
+                if converted % PACE == 0:
+                    yield
             kept[id(tool)] = entry
             entries.append(entry)
         listing = Listing(entries, self.settings.always_on)

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from mcpbridge import ConfigError, MCPBridge, PluginError, ToolSelector, validation_problems
 from mcpbridge_catalogue import LISTINGS
-from mcpbridge_catalogue.catalogue import FIND_TOOLS, Catalogue
+from mcpbridge_catalogue.catalogue import FIND_TOOLS, Catalogue, Listing
 from mcpbridge_catalogue.settings import CatalogueSettings, ProviderName
 
 FOUND: Final = "catalogue_found"
@@ -80,43 +80,63 @@ class LiveCatalogue(AgentMiddleware[CatalogueState, Any, Any]):
                 raise ConfigError.unknown_server(server, bridge.servers)
         self.catalogue = Catalogue(bridge, settings, servers, listings)
 
+    def wrap_model_call(
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
+    ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
+        return handler(self._given(request, self.catalogue.current_sync()))
+
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
-        catalogue = self.catalogue
-        found = cast(list[str], request.state.get(FOUND) or [])
-        ours = catalogue.offered(await catalogue.current(), found)
-        return await handler(request.override(tools=[*request.tools, *ours]))
+        return await handler(self._given(request, await self.catalogue.current()))
+
+    def wrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]]
+    ) -> ToolMessage | Command[Any]:
+        if request.tool is not None:  # one the agent was built with
+            return handler(request)
+        answer = self._answer(request, self.catalogue.current_sync())
+        return handler(answer) if isinstance(answer, ToolCallRequest) else answer
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
-        if request.tool is not None:  # one the agent was built with
+        if request.tool is not None:
             return await handler(request)
+        answer = self._answer(request, await self.catalogue.current())
+        return await handler(answer) if isinstance(answer, ToolCallRequest) else answer
+
+    def _given(self, request: ModelRequest[Any], listing: Listing) -> ModelRequest[Any]:
+        """`request` with the catalogue's tools after the agent's own."""
+        found = cast(list[str], request.state.get(FOUND) or [])
+        return request.override(tools=[*request.tools, *self.catalogue.offered(listing, found)])
+
+    def _answer(self, request: ToolCallRequest, listing: Listing) -> ToolCallRequest | ToolMessage | Command[Any]:
+        """`request` with the tool `listing` offers under the called name, to run; or the answer
+        itself: what `find_tools` found, or why the name is not offered."""
         call = request.tool_call
         name = call["name"]
-        tool = await self.catalogue.tool(name)
-        if name == FIND_TOOLS and (tool is None or self.catalogue.over_budget(self.catalogue.listing)):
-            return await self._find(call["args"].get("query"), call["id"])
-        if tool is None:
-            shown = name[:_NAME_SHOWN]
-            if (why := self.catalogue.withdrawn(name)) is not None:
-                problem = f"{shown!r} is no longer offered ({why}); call one of the tools you are given now"
-            else:
-                hint = " (find_tools looks for one)" if self.catalogue.settings.max_catalog_tokens else ""
-                problem = f"{shown!r} is not a tool offered to this agent{hint}"
-            return ToolMessage(f"Error: {problem}.", name=shown, tool_call_id=call["id"], status="error")
-        return await handler(request.override(tool=tool))
+        tool = self.catalogue.tool(listing, name)
+        if name == FIND_TOOLS and (tool is None or self.catalogue.over_budget(listing)):
+            return self._find(listing, call["args"].get("query"), call["id"])
+        if tool is not None:
+            return request.override(tool=tool)
+        shown = name[:_NAME_SHOWN]
+        if (why := self.catalogue.withdrawn(name)) is not None:
+            problem = f"{shown!r} is no longer offered ({why}); call one of the tools you are given now"
+        else:
+            hint = " (find_tools looks for one)" if self.catalogue.settings.max_catalog_tokens else ""
+            problem = f"{shown!r} is not a tool offered to this agent{hint}"
+        return ToolMessage(f"Error: {problem}.", name=shown, tool_call_id=call["id"], status="error")
 
-    async def _find(self, query: object, call_id: str | None) -> ToolMessage | Command[Any]:
+    def _find(self, listing: Listing, query: object, call_id: str | None) -> ToolMessage | Command[Any]:
         if not isinstance(query, str) or not query.strip():
             text = "Error: find_tools needs a `query`: words for what the tool you need does."
             return ToolMessage(text, name=FIND_TOOLS, tool_call_id=call_id, status="error")
-        listing = await self.catalogue.current()
         tools = listing.search(query, self.catalogue.settings.find_limit)
         if not tools:
             text = f"No tool matches {query[:_NAME_SHOWN]!r}: try other words."
