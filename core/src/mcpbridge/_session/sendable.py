@@ -98,10 +98,13 @@ def _sendable(value: Any) -> bool:
     return True
 
 
-def refusal(what: str, tool: str, problem: str, *, server_name: str, name: str) -> InvalidToolArguments:
-    """The error refusing a call whose `what` ("arguments", "answers", ...) cannot be sent:
-    worded once for every way into a server (`tool` is the name the caller knows)."""
-    return InvalidToolArguments(f"Invalid {what} for tool {tool!r}: {problem}", server_name=server_name, name=name)
+def refusal(request: ToolCallRequest, what: str, problem: str) -> InvalidToolArguments:
+    """The error refusing `request` because its `what` ("arguments", "answers", ...) cannot be
+    sent: worded once for every way into a server, naming the tool as the caller knows it."""
+    shown = request.display_name or request.name
+    return InvalidToolArguments(
+        f"Invalid {what} for tool {shown!r}: {problem}", server_name=request.server_name, name=request.name
+    )
 
 
 def unsendable(request: ToolCallRequest, limit: int | None) -> InvalidToolArguments | None:
@@ -118,8 +121,7 @@ def unsendable(request: ToolCallRequest, limit: int | None) -> InvalidToolArgume
     )
     for what, value, within, nesting in parts:
         if value and (problem := wire_problems(value, within, nesting=nesting)):
-            shown = request.display_name or request.name
-            return refusal(what, shown, problem, server_name=request.server_name, name=request.name)
+            return refusal(request, what, problem)
     return None
 
 

@@ -104,9 +104,20 @@ async def run_as_task(
     if isinstance(task, str):
         return handle(await get(task))
     progress = progress_reporter(request) if request.observers else None
-    answer = await connection.send_for(
-        request, lambda session, limit: create_task(session, request, task, limit, progress)
-    )
+
+    async def create(session: ClientSession, limit: float) -> CallToolResult | CreateTaskResult:
+        """A task-augmented `tools/call`. The SDK's `send_request` checks a `tools/call` answer
+        against `CallToolResult` only (mcp 2.3 has no client for 2025-11-25 tasks), so this one
+        request is sent raw with the same stamping (`send_raw_request`); its answer is parsed
+        here, and the server's error result stays an error result."""
+        params = CallToolRequestParams(
+            name=request.name, arguments=request.args, task=task, _meta=cast(RequestParamsMeta | None, request.meta)
+        )
+        data = CallToolRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
+        raw = await send_raw_request(session, data, {"timeout": limit, "on_progress": progress})
+        return (CreateTaskResult if "task" in raw else CallToolResult).model_validate(raw, by_name=False)
+
+    answer = await connection.send_for(request, create)
     return answer if isinstance(answer, CallToolResult) else handle(answer.task)
 
 
@@ -122,24 +133,3 @@ def task_only(
         f"MCP tool {request.name!r} on server {server!r} runs only as an MCP task "
         f"(execution.taskSupport 'required'): {unanswered('tasks')}"
     )
-
-
-async def create_task(
-    session: ClientSession,
-    request: ToolCallRequest,
-    task: TaskMetadata,
-    limit: float,
-    progress: Any,
-) -> CallToolResult | CreateTaskResult:
-    """A task-augmented `tools/call`. The SDK's `send_request` checks a `tools/call` answer
-    against `CallToolResult` only (mcp 2.3 has no client for 2025-11-25 tasks), so this one
-    request is sent raw with the same stamping (`send_raw_request`); its answer is parsed
-    here, and the server's error result stays an error result."""
-    params = CallToolRequestParams(
-        name=request.name, arguments=request.args, task=task, _meta=cast(RequestParamsMeta | None, request.meta)
-    )
-    data = CallToolRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
-    raw = await send_raw_request(session, data, {"timeout": limit, "on_progress": progress})
-    if "task" in raw:
-        return CreateTaskResult.model_validate(raw, by_name=False)
-    return CallToolResult.model_validate(raw, by_name=False)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from copy import deepcopy
+from dataclasses import dataclass
 from typing import Any
 
 from mcp.types import Tool
@@ -46,24 +47,17 @@ def argument_problem(
     return wire_problems(arguments, max_bytes) or schema.problems(arguments, max_depth)
 
 
+@dataclass(slots=True)
 class ArgumentChecks:
     """The checks an agent's tool gives its arguments, for the calls of one MCP tool that go
     through a session you opened yourself: `await checks.check(request)` before anything
     else sees the call, `checks.sendable(request)` just before it is sent."""
 
-    __slots__ = ("_schema", "max_argument_bytes", "max_argument_depth", "server", "tool")
-
-    def __init__(
-        self,
-        tool: Tool,
-        schema: ToolSchema,
-        *,
-        server: str,
-        max_argument_bytes: int | None = DEFAULT_MAX_ARGUMENT_BYTES,
-        max_argument_depth: int = DEFAULT_MAX_ARGUMENT_DEPTH,
-    ) -> None:
-        self.tool, self.server, self._schema = tool, server, schema
-        self.max_argument_bytes, self.max_argument_depth = max_argument_bytes, max_argument_depth
+    tool: Tool
+    _schema: ToolSchema
+    server: str
+    max_argument_bytes: int | None = DEFAULT_MAX_ARGUMENT_BYTES
+    max_argument_depth: int = DEFAULT_MAX_ARGUMENT_DEPTH
 
     @classmethod
     def of(
@@ -81,11 +75,7 @@ class ArgumentChecks:
         schema = listed_schema(
             tool.input_schema, bounds or SchemaBounds(), server=server, tool=tool.name, own_session=True
         )
-        if schema is None:
-            return None
-        return cls(
-            tool, schema, server=server, max_argument_bytes=max_argument_bytes, max_argument_depth=max_argument_depth
-        )
+        return None if schema is None else cls(tool, schema, server, max_argument_bytes, max_argument_depth)
 
     @property
     def for_model(self) -> dict[str, Any]:
@@ -100,8 +90,7 @@ class ArgumentChecks:
         add_defaults(arguments, self._schema)
         problem = argument_problem(arguments, self._schema, self.max_argument_bytes, self.max_argument_depth)
         if problem is not None:
-            shown = request.display_name or request.name
-            raise refusal("arguments", shown, problem, server_name=request.server_name, name=request.name)
+            raise refusal(request, "arguments", problem)
         return checked_before_chain(request.override(args=arguments))
 
     def sendable(self, request: ToolCallRequest) -> None:

@@ -99,10 +99,8 @@ def content_block(item: Any) -> Any:
 def _plain_block(item: Any) -> Any:
     if isinstance(item, TextContent):
         return {"type": "text", "text": item.text}  # the common case, without a generated block id
-    if isinstance(item, ImageContent):
-        return _inline("image", item.data, item.mime_type)
-    if isinstance(item, AudioContent):
-        return _inline("audio", item.data, item.mime_type)
+    if isinstance(item, ImageContent | AudioContent):
+        return _inline(item.type, item.data, item.mime_type)
     if isinstance(item, ResourceLink):
         return _link_block(item)
     if isinstance(item, EmbeddedResource):

@@ -160,11 +160,9 @@ class MCPTool(BaseTool):
         arguments = _as_arguments(tool_input, self.name)
         runtime = arguments.pop("runtime", None)
         verbose = self.verbose or bool(verbose)
-        manager = (
-            None
-            if nobody_listens(callbacks, self.callbacks, verbose)
-            else (AsyncCallbackManager.configure(callbacks, self.callbacks, verbose, tags, self.tags))
-        )
+        manager = None
+        if not nobody_listens(callbacks, self.callbacks, verbose):
+            manager = AsyncCallbackManager.configure(callbacks, self.callbacks, verbose, tags, self.tags)
         if manager is None or not manager.handlers:
             # No callbacks, no tracer: skip the run bookkeeping, but keep the config visible
             # to the chain so LangGraph's `interrupt()` works inside interceptors.
@@ -224,7 +222,7 @@ class MCPTool(BaseTool):
             if binding.definition.withdrawn is not None:
                 raise ToolCallError.not_offered(binding.server_name, binding.tool.name, binding.definition.withdrawn)
             if problem is not None:
-                raise refusal("arguments", self.name, problem, server_name=binding.server_name, name=binding.tool.name)
+                raise refusal(request, "arguments", problem)
             result = await binding.home.submit(binding.handler(checked_before_chain(request)))
             return self._output(result, request)
         except ToolException as error:
