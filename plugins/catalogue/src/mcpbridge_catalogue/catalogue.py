@@ -133,6 +133,8 @@ class Catalogue:
         self._announced: list[Callable[[], bool]] = []
         self._seen = -1
         self._due = 0.0
+        self._started = self._installed = 0
+        """Listings begun and the latest installed: one begun earlier never replaces a later one."""
         self.listing = Listing([], ())
 
     def _fresh(self) -> bool:
@@ -205,7 +207,8 @@ class Catalogue:
 
     def _absorb(self, tools: Sequence[MCPTool]) -> Iterator[None]:
         """Make `tools` the listing, converting the new ones; pauses (yields) every `PACE` conversions."""
-        self._seen, self._due = self._listings.count, time.monotonic() + RECHECK_S
+        self._started = ticket = self._started + 1
+        seen, due = self._listings.count, time.monotonic() + RECHECK_S
         entries: list[Entry] = []
         kept: dict[int, Entry] = {}
         converted = 0
@@ -218,6 +221,8 @@ class Catalogue:
                     yield
             kept[id(tool)] = entry
             entries.append(entry)
+        if ticket < self._installed:  # a listing begun later was installed meanwhile
+            return
         listing = Listing(entries, self.settings.always_on)
         for name, entry in self.listing.by_name.items():
             if name not in listing.by_name:
@@ -225,10 +230,10 @@ class Catalogue:
         for name in listing.by_name:
             self._gone.pop(name, None)
         for name in list(self._gone)[: max(0, len(self._gone) - MAX_GONE)]:
-            del self._gone[name]
+            self._gone.pop(name, None)
         relistings = {entry.tool.binding.server_name: entry.tool.binding.relisting for entry in entries}
         self._announced = [relisting.announced for relisting in relistings.values()]
-        self._entries, self.listing = kept, listing
+        self._entries, self.listing, self._installed, self._seen, self._due = kept, listing, ticket, seen, due
 
 
 def _key(tool: MCPTool) -> tuple[str, str]:
