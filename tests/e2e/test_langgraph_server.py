@@ -188,6 +188,20 @@ async def test_runs_share_one_session_per_worker(server: Server, notes: Notes, c
     assert notes.sessions.closed == []
 
 
+async def test_a_tool_the_server_adds_reaches_the_running_agent(
+    server: Server, notes: Notes, client: LangGraphClient
+) -> None:
+    """The graph was built once, at import, before the tool existed: the live catalogue gives
+    it to the next model call after the server announced it."""
+    _, values = await ask(client, 'archive_note {"title": "todo"}')
+    assert "'archive_note' is not a tool offered to this agent" in str(values["messages"][-2]["content"])
+    _, values = await ask(client, "open_archive")
+    assert last_text(values).startswith("open_archive answered: the archive is open")
+    _, values = await ask(client, 'archive_note {"title": "todo"}')
+    assert last_text(values) == "archive_note answered: archived todo"
+    assert notes.calls("archive_note") == 1
+
+
 def test_the_servers_own_logs_still_format(server: Server) -> None:
     """structlog's formatter builds records with `logging.makeLogRecord()` (no logger name):
     the bridge's log redaction must not turn each of them into a logging error."""
