@@ -62,11 +62,8 @@ def secrets_in_table(table: Any) -> set[str]:
 def _strings(value: Any) -> Iterable[str]:
     if isinstance(value, str):
         yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
+    elif isinstance(value, Mapping | list | tuple):
+        for item in value.values() if isinstance(value, Mapping) else value:
             yield from _strings(item)
 
 

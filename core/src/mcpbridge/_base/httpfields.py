@@ -50,8 +50,11 @@ def check_headers(server: str, headers: Mapping[str, str]) -> None:
     the transport."""
     good = _good_names
     for name, value in headers.items():
-        if name not in good and not _remember(name):
-            raise _invalid(server, str(name), header_problem(name) or "invalid header name")
+        if name not in good:
+            if type(name) is not str or _NAME.fullmatch(name) is None or name.lower() in RESERVED_HEADERS:
+                raise _invalid(server, str(name), header_problem(name) or "invalid header name")
+            if len(good) < _MAX_GOOD_NAMES:
+                good.add(name)
         # Fast path in C: visible ASCII and spaces, no space at either end (strip returns the
         # same object when it removes nothing). Tabs inside a value take the regex.
         if type(value) is str and value.isascii() and value.isprintable() and value.strip(" ") is value:
@@ -72,14 +75,6 @@ _good_names: set[str] = set()
 """Header names already accepted (names repeat: a handful per server), so the name check is
 one set lookup on the hot path. Bounded, so names made up per call cannot grow it forever."""
 _MAX_GOOD_NAMES = 4096
-
-
-def _remember(name: object) -> bool:
-    if type(name) is not str or _NAME.fullmatch(name) is None or name.lower() in RESERVED_HEADERS:
-        return False
-    if len(_good_names) < _MAX_GOOD_NAMES:
-        _good_names.add(name)
-    return True
 
 
 def header_problem(name: object, value: object = None) -> str | None:

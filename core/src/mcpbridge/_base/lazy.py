@@ -12,8 +12,6 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-TRACE_ENV = "MCPBRIDGE_TRACE_HOOKS"
-
 
 def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
     """A module `__getattr__` for `package`: each name of `homes` (name → module) is imported
@@ -38,4 +36,4 @@ def env_flag(name: str) -> bool:
 
 def tracing() -> bool:
     """Whether `MCPBRIDGE_TRACE_HOOKS` asks to print hook calls and interceptor layers."""
-    return env_flag(TRACE_ENV)
+    return env_flag("MCPBRIDGE_TRACE_HOOKS")

@@ -26,7 +26,7 @@ import hashlib
 import logging
 import re
 import unicodedata
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from mcpbridge._base.errors import ConfigError
 from mcpbridge._base.redaction import shown
@@ -118,13 +118,12 @@ class DisplayNames:
         if all(c.isspace() or _invisible(c) for c in name):  # it shows nothing a model could call
             return ""
         raw = self.raw(server, name)
-        if _VALID.fullmatch(raw) and not (self.prefix and raw.startswith(self._longer.get(server, ()))):
+        if _VALID.fullmatch(raw) and not (self.prefix and raw.startswith(self._longer[server])):
             return raw
         stands_for = f"{server}\0{name}" if self.prefix else name
         digest = hashlib.sha256(stands_for.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH]
         if self.prefix:
-            own = self._prefixes.get(server) or _readable(server) + "_"
-            return f"{own[:_KEPT_PREFIX]}{digest}_{_readable(name)}"[:MAX_NAME]
+            return f"{self._prefixes[server][:_KEPT_PREFIX]}{digest}_{_readable(name)}"[:MAX_NAME]
         return f"{_readable(name)[: MAX_NAME - _HASH - 1]}_{digest}"
 
 
@@ -157,21 +156,6 @@ is the first sight of a name its server, listed since, no longer offers."""
 _EXAMPLES = 3
 
 
-class _Once:
-    """Keys already reported, bounded."""
-
-    def __init__(self) -> None:
-        self._seen: set[Hashable] = set()
-
-    def first(self, key: Hashable) -> bool:
-        if key in self._seen:
-            return False
-        if len(self._seen) >= _REMEMBERED:
-            self._seen.clear()
-        self._seen.add(key)
-        return True
-
-
 class ToolNames(DisplayNames):
     """One bridge's display names and its record of who offered each one first."""
 
@@ -180,7 +164,7 @@ class ToolNames(DisplayNames):
         self._first: dict[tuple[str, str], int] = {}
         """(display name, server) → the listing in which that server first offered the name."""
         self._listings = 0
-        self._once = _Once()
+        self._reported: set[tuple[str, ...]] = set()
 
     async def resolve(self, tools: Sequence[MCPTool]) -> list[MCPTool]:
         """`tools` without those the model cannot be shown (pacing itself, as listings run to
@@ -260,12 +244,21 @@ class ToolNames(DisplayNames):
             "set `tool_name_prefix = true` (names become {server}_{tool}) or drop one server"
         )
 
+    def _first_report(self, *key: str) -> bool:
+        """Whether `key` is reported for the first time (the memory of reports is bounded)."""
+        if key in self._reported:
+            return False
+        if len(self._reported) >= _REMEMBERED:
+            self._reported.clear()
+        self._reported.add(key)
+        return True
+
     def _renamed(self, tool: MCPTool) -> bool:
         return tool.name != self.raw(tool.binding.server_name, tool.binding.tool.name)
 
     def _report_nameless(self, tool: MCPTool) -> None:
         server, name = tool.binding.server_name, tool.binding.tool.name
-        if self._once.first(("nameless", server, name)):
+        if self._first_report("nameless", server, name):
             logger.warning(
                 f"mcpbridge: leaving out a tool of server {server!r}: its name {shown(name)} shows nothing a model "
                 "could call it by"
@@ -273,7 +266,7 @@ class ToolNames(DisplayNames):
 
     def _report_left_out(self, late: MCPTool, keeper: MCPTool | None) -> None:
         server, name = late.binding.server_name, late.binding.tool.name
-        if not self._once.first(("left out", server, name, late.name)):
+        if not self._first_report("left out", server, name, late.name):
             return
         if keeper is None:
             why = f"another server's tool has the same name, {shown(late.name)}, and neither offered it first"
@@ -292,7 +285,7 @@ class ToolNames(DisplayNames):
         renamed: dict[str, list[MCPTool]] = {}
         for tool in kept:
             server, name = tool.binding.server_name, tool.binding.tool.name
-            if self._renamed(tool) and self._once.first(("renamed", server, name)):
+            if self._renamed(tool) and self._first_report("renamed", server, name):
                 renamed.setdefault(server, []).append(tool)
         for server, tools in renamed.items():
             examples = ", ".join(f"{shown(t.binding.tool.name)} as {t.name!r}" for t in tools[:_EXAMPLES])
@@ -318,7 +311,7 @@ class ToolNames(DisplayNames):
                 (a_server, a_name, a_shown), (b_server, b_name, b_shown) = sorted(
                     (t.binding.server_name, t.binding.tool.name, t.name) for t in (one, other)
                 )
-                if self._once.first(("look-alike", a_server, a_name, b_server, b_name)):
+                if self._first_report("look-alike", a_server, a_name, b_server, b_name):
                     logger.warning(
                         f"mcpbridge: tool {shown(a_name)} of server {a_server!r} and tool {shown(b_name)} of server "
                         f"{b_server!r} differ only by invisible or look-alike characters (the model sees {a_shown!r} "

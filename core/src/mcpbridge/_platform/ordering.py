@@ -23,8 +23,16 @@ def chain_order(declared: Mapping[str, Plugin], explicit: Sequence[str] = ()) ->
                 sorter.add(inner, outer)
     try:
         sorter.prepare()
-    except CycleError as exc:
-        raise _contradiction(exc.args[1][:-1]) from None
+    except CycleError as exc:  # name the cycle of constraints, each one outside the next, from its first name
+        cycle = exc.args[1][:-1]
+        first = cycle.index(min(cycle))
+        cycle = cycle[first:] + cycle[:first]
+        pairs = ", ".join(f"{outer} before {inner}" for outer, inner in zip(cycle, [*cycle[1:], cycle[0]], strict=True))
+        names = sorted(cycle)
+        raise ConfigError(
+            f"the plugins {', '.join(names)} declare positions that contradict each other ({pairs}): "
+            'decide with `order = [...]` in [plugins], e.g. order = ["' + '", "'.join(names) + '"]'
+        ) from None
     ready: list[tuple[int, str]] = []
     ordered: list[str] = []
     while sorter.is_active():
@@ -34,15 +42,3 @@ def chain_order(declared: Mapping[str, Plugin], explicit: Sequence[str] = ()) ->
         ordered.append(name)
         sorter.done(name)
     return [*explicit, *ordered]
-
-
-def _contradiction(cycle: list[str]) -> ConfigError:
-    """The error naming a cycle of constraints, each one outside the next, from its first name."""
-    first = cycle.index(min(cycle))
-    cycle = cycle[first:] + cycle[:first]
-    pairs = ", ".join(f"{outer} before {inner}" for outer, inner in zip(cycle, [*cycle[1:], cycle[0]], strict=True))
-    names = sorted(cycle)
-    return ConfigError(
-        f"the plugins {', '.join(names)} declare positions that contradict each other ({pairs}): "
-        'decide with `order = [...]` in [plugins], e.g. order = ["' + '", "'.join(names) + '"]'
-    )

@@ -89,7 +89,8 @@ class LocalClaims:
     async def claim(self, key: str, owner: str) -> str:
         now = time.monotonic()
         with self._lock:
-            self._expire(now)
+            while self._held and next(iter(self._held.values()))[1] <= now:  # expired: O(1) amortized
+                self._held.popitem(last=False)
             held = self._held.get(key)
             if held is not None and held[0] != owner and held[1] > now:
                 return held[0]
@@ -111,11 +112,6 @@ class LocalClaims:
 
     async def aclose(self) -> None:
         return None
-
-    def _expire(self, now: float) -> None:
-        """Drop the expired claims at the front (each claim is dropped once: O(1) amortized)."""
-        while self._held and next(iter(self._held.values()))[1] <= now:
-            self._held.popitem(last=False)
 
 
 LOCAL_CLAIMS = LocalClaims()

@@ -51,9 +51,8 @@ class ValueSource(FromText):
     def read(self, request: ToolCallRequest) -> Any:
         """The value for this call, or None when any step is missing."""
         if self.origin == "header":
-            headers = request.headers or {}
             name = self.path[0]
-            return next((value for key, value in headers.items() if key.lower() == name), None)
+            return next((value for key, value in (request.headers or {}).items() if key.lower() == name), None)
         return runtime_value(request.runtime, (self.origin, *self.path))
 
     def __str__(self) -> str:
