@@ -19,17 +19,9 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from typing import Any, TypeVar, cast
 
+import mcp.types as types
 from mcp import Client, MCPError
 from mcp.client.session import ClientSession
-from mcp.types import (
-    CallToolResult,
-    Implementation,
-    InputRequiredResult,
-    LoggingMessageNotification,
-    RequestParamsMeta,
-    Tool,
-    ToolListChangedNotification,
-)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpbridge._base.config import ServerConfig
@@ -48,6 +40,7 @@ from mcpbridge._session.transports import OpenedSession, call_headers, open_tran
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+_Answer = types.CallToolResult | types.InputRequiredResult
 
 _SHUTDOWN_GRACE = 5.0
 
@@ -65,7 +58,7 @@ class Connection:
         max_result_bytes: int | None = None,
         max_argument_bytes: int | None = None,
         unanswered: Callable[[Capability | None], str] = lambda capability: "see `mcpbridge plugins`",
-        check_output: Callable[[Tool, CallToolResult], Awaitable[str | None]],
+        check_output: Callable[[types.Tool, types.CallToolResult], Awaitable[str | None]],
     ) -> None:
         self.name = name
         self._check_output = check_output
@@ -129,7 +122,7 @@ class Connection:
         limit = request.timeout or self.timeout
         return self.request(None, lambda session: send(session, limit), request.headers, tool=request.name, limit=limit)
 
-    async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
+    async def list_tools(self, *, refresh: bool = False) -> list[types.Tool]:
         """The server's tools, listed once per connection; again when `refresh`, after a
         list-changed notification, or once the server's `ttlMs` for them ran out (`listing`)."""
         await self._current()  # opening a session lists its tools
@@ -139,7 +132,7 @@ class Connection:
         self.tools_unseen = False
         return list(self._listing.tools)
 
-    async def call_tool(self, request: ToolCallRequest) -> CallToolResult | InputRequiredResult | TaskHandle:
+    async def call_tool(self, request: ToolCallRequest) -> _Answer | TaskHandle:
         """Send `tools/call`; the end of every interceptor chain."""
         self._check_sendable(request)
         if self._live() is None:
@@ -155,24 +148,24 @@ class Connection:
             return refused
         with self._in_flight.tracking(request) as progress:  # what comes with this call is its own
 
-            def call(session: ClientSession, limit: float) -> Awaitable[CallToolResult | InputRequiredResult]:
+            def call(session: ClientSession, limit: float) -> Awaitable[_Answer]:
                 return session.call_tool(
                     request.name,
                     request.args,
                     read_timeout_seconds=limit,
                     input_responses=request.input_responses,
                     request_state=request.request_state,
-                    meta=cast(RequestParamsMeta | None, request.meta),
+                    meta=cast(types.RequestParamsMeta | None, request.meta),
                     progress_callback=progress,
                     allow_input_required=True,
                 )
 
             result = await self.send_for(request, call)
-        if isinstance(result, CallToolResult) and (problem := await self.output_problem(request, result)):
+        if isinstance(result, types.CallToolResult) and (problem := await self.output_problem(request, result)):
             return self._translate.malformed(request.name, problem)
         return self._translate.hinted(result)
 
-    async def output_problem(self, request: ToolCallRequest, result: CallToolResult) -> str | None:
+    async def output_problem(self, request: ToolCallRequest, result: types.CallToolResult) -> str | None:
         """Why `result`, a success, breaks the output schema of the tool `request` calls (in
         the SDK's words: it is a malformed result), or None."""
         tool = request.tool or next((tool for tool in self._listing.tools if tool.name == request.name), None)
@@ -332,13 +325,13 @@ class Connection:
             Client(
                 target,
                 mode=mode,
-                client_info=Implementation(name=name, version=version),
+                client_info=types.Implementation(name=name, version=version),
                 message_handler=self._on_message,
                 cache=self._listing.new_cache(),
                 **options,
             )
         )
-        self._listing.opened(client)
+        self._listing.client = client
         if mode == "auto" and self._modern_only and _modern(client):
             answer_from_now_on(client.session, self._modern_only)
         return client
@@ -357,9 +350,9 @@ class Connection:
         """A server's notification (or a transport error). It runs in the context of the stream
         it came on, so a log message reaches the call that stream belongs to, if any
         (`InFlight.server_log`); a plugin's own `message_handler` hears every one, as the server's."""
-        if isinstance(message, ToolListChangedNotification):
+        if isinstance(message, types.ToolListChangedNotification):
             self.tools_stale = True
-        elif isinstance(message, LoggingMessageNotification):
+        elif isinstance(message, types.LoggingMessageNotification):
             self._in_flight.server_log(message.params)
         elif isinstance(message, Exception):
             logger.debug("mcpbridge: server %r transport error: %s", self.name, type(message).__name__)

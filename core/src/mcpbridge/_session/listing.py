@@ -66,7 +66,8 @@ class Listing:
     def __init__(self) -> None:
         self.tools: list[Tool] = []
         self._until: float | None = None
-        self._client: Client | None = None
+        self.client: Client | None = None
+        """The connection's current session, which `relist` lists through."""
         self._store = HintStore()
 
     def new_cache(self) -> CacheConfig:
@@ -76,10 +77,6 @@ class Listing:
         return CacheConfig(
             store=self._store, partition="session", target_id=f"mcpbridge-{uuid.uuid4().hex}", clock=_CLOCK
         )
-
-    def opened(self, client: Client) -> None:
-        """List through `client`, the connection's current session, from now on."""
-        self._client = client
 
     @property
     def expired(self) -> bool:
@@ -92,7 +89,7 @@ class Listing:
         cache, so the first page's hint governs the whole listing, held as one: a fresh first
         page served with later pages listed again (or the reverse) would mix two versions of a
         listing that changed in between."""
-        client, store = self._client, self._store
+        client, store = self.client, self._store
         assert client is not None, "a session is open"
         store.tools_until = None  # a page read without its hints writes no entry
         tools = await _every_page(client)
@@ -152,12 +149,6 @@ class ServerInfo:
 
 def server_info(server_name: str, session: ClientSession) -> ServerInfo:
     """What `session`'s server said about itself when it opened (initialize / discover)."""
-    implementation = session.server_info
-    return ServerInfo(
-        server_name=server_name,
-        name=implementation.name if implementation else None,
-        version=implementation.version if implementation else None,
-        title=implementation.title if implementation else None,
-        instructions=session.instructions,
-        protocol_version=session.protocol_version,
-    )
+    found = session.server_info
+    name, version, title = (found.name, found.version, found.title) if found else (None, None, None)
+    return ServerInfo(server_name, name, version, title, session.instructions, session.protocol_version)

@@ -8,25 +8,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar, cast
 
+import mcp.types as types
 from mcp.client.session import ClientSession
-from mcp.types import (
-    CallToolRequest,
-    CallToolRequestParams,
-    CallToolResult,
-    CancelTaskRequest,
-    CancelTaskRequestParams,
-    CancelTaskResult,
-    CreateTaskResult,
-    GetTaskPayloadRequest,
-    GetTaskPayloadRequestParams,
-    GetTaskRequest,
-    GetTaskRequestParams,
-    GetTaskResult,
-    Request,
-    RequestParamsMeta,
-    Task,
-    TaskMetadata,
-)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
@@ -58,12 +41,12 @@ class TaskSender(Protocol):
         headers: Mapping[str, str] | None = None,
     ) -> Awaitable[T]: ...
 
-    async def output_problem(self, request: ToolCallRequest, result: CallToolResult) -> str | None: ...
+    async def output_problem(self, request: ToolCallRequest, result: types.CallToolResult) -> str | None: ...
 
 
 async def run_as_task(
-    connection: TaskSender, request: ToolCallRequest, task: TaskMetadata | str
-) -> CallToolResult | TaskHandle:
+    connection: TaskSender, request: ToolCallRequest, task: types.TaskMetadata | str
+) -> types.CallToolResult | TaskHandle:
     """Create the task (`TaskMetadata`) or look up the one with that id; the handle sends
     its follow-up requests on the same session, with the call's headers and time limit."""
     if (await connection.session()).protocol_version in MODERN_PROTOCOL_VERSIONS:
@@ -74,56 +57,63 @@ async def run_as_task(
         )
     limit = request.timeout or connection.timeout
 
-    def send(what: str, message: Request[Any, Any], answer: type[R]) -> Awaitable[R]:
+    def send(what: str, message: types.Request[Any, Any], answer: type[R]) -> Awaitable[R]:
         def run(session: ClientSession) -> Awaitable[R]:
             return session.send_request(message, answer, request_read_timeout_seconds=limit)
 
         return connection.request(what, run, headers=request.headers)
 
-    def get(task_id: str) -> Awaitable[GetTaskResult]:
-        return send(f"tasks/get {task_id}", GetTaskRequest(params=GetTaskRequestParams(task_id=task_id)), GetTaskResult)
+    def get(task_id: str) -> Awaitable[types.GetTaskResult]:
+        return send(
+            f"tasks/get {task_id}",
+            types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id)),
+            types.GetTaskResult,
+        )
 
-    def handle(created: Task) -> TaskHandle:
+    def handle(created: types.Task) -> TaskHandle:
         task_id = created.task_id
 
-        async def payload(session: ClientSession) -> CallToolResult:
-            asked = GetTaskPayloadRequest(params=GetTaskPayloadRequestParams(task_id=task_id))
-            result = await session.send_request(asked, CallToolResult, request_read_timeout_seconds=limit)
+        async def payload(session: ClientSession) -> types.CallToolResult:
+            asked = types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(task_id=task_id))
+            result = await session.send_request(asked, types.CallToolResult, request_read_timeout_seconds=limit)
             if (problem := await connection.output_problem(request, result)) is not None:
                 raise RuntimeError(problem)  # a malformed result, as the SDK's own check raised it
             return result
 
-        cancel = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))
+        cancel = types.CancelTaskRequest(params=types.CancelTaskRequestParams(task_id=task_id))
         return TaskHandle(
             task=created,
             get=lambda: get(task_id),
             result=lambda: connection.request(f"tasks/result {task_id}", payload, headers=request.headers),
-            cancel=lambda: send(f"tasks/cancel {task_id}", cancel, CancelTaskResult),
+            cancel=lambda: send(f"tasks/cancel {task_id}", cancel, types.CancelTaskResult),
         )
 
     if isinstance(task, str):
         return handle(await get(task))
     progress = progress_reporter(request) if request.observers else None
 
-    async def create(session: ClientSession, limit: float) -> CallToolResult | CreateTaskResult:
+    async def create(session: ClientSession, limit: float) -> types.CallToolResult | types.CreateTaskResult:
         """A task-augmented `tools/call`. The SDK's `send_request` checks a `tools/call` answer
         against `CallToolResult` only (mcp 2.3 has no client for 2025-11-25 tasks), so this one
         request is sent raw with the same stamping (`send_raw_request`); its answer is parsed
         here, and the server's error result stays an error result."""
-        params = CallToolRequestParams(
-            name=request.name, arguments=request.args, task=task, _meta=cast(RequestParamsMeta | None, request.meta)
+        params = types.CallToolRequestParams(
+            name=request.name,
+            arguments=request.args,
+            task=task,
+            _meta=cast(types.RequestParamsMeta | None, request.meta),
         )
-        data = CallToolRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
+        data = types.CallToolRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
         raw = await send_raw_request(session, data, {"timeout": limit, "on_progress": progress})
-        return (CreateTaskResult if "task" in raw else CallToolResult).model_validate(raw, by_name=False)
+        return (types.CreateTaskResult if "task" in raw else types.CallToolResult).model_validate(raw, by_name=False)
 
     answer = await connection.send_for(request, create)
-    return answer if isinstance(answer, CallToolResult) else handle(answer.task)
+    return answer if isinstance(answer, types.CallToolResult) else handle(answer.task)
 
 
 def task_only(
     request: ToolCallRequest, server: str, unanswered: Callable[[Capability | None], str]
-) -> CallToolResult | None:
+) -> types.CallToolResult | None:
     """The error result of an ordinary call to a tool that runs only as an MCP task
     (`execution.taskSupport` "required"); None for any other call."""
     execution = request.tool.execution if request.tool is not None else None

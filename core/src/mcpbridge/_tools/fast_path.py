@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, TypeVar, cast
 
 from langchain_core.globals import get_debug
@@ -46,9 +47,6 @@ class _Recipe:
     """Whether the class keeps extra fields (`extra="allow"`): then they start as `{}`."""
 
 
-_RECIPES: dict[type[BaseModel], _Recipe | None] = {}
-
-
 def prebuilt(cls: type[M], values: dict[str, Any], **private: Any) -> M:
     """`cls(**values)` with the private attributes `private` set, without validating
     `values`: they must be what validation would make of them. A class whose defaults would
@@ -68,9 +66,8 @@ def prebuilt(cls: type[M], values: dict[str, Any], **private: Any) -> M:
     return model_with_state(cls, state, set(values), recipe.extra, own)
 
 
+@cache
 def _recipe(cls: type[BaseModel]) -> _Recipe | None:
-    if cls in _RECIPES:
-        return _RECIPES[cls]
     fields, attributes = cls.model_fields, cls.__private_attributes__
     defaults = {
         key: None if info.is_required() or info.default_factory else info.get_default() for key, info in fields.items()
@@ -90,10 +87,7 @@ def _recipe(cls: type[BaseModel]) -> _Recipe | None:
     hook = cls.model_post_init
     plain = plain and (hook is BaseModel.model_post_init or hook.__name__ == "init_private_attributes")
     extra = cls.model_config.get("extra") == "allow"
-    found = _RECIPES[cls] = (
-        _Recipe(defaults, factories, private if attributes else None, extra) if immutable and plain else None
-    )
-    return found
+    return _Recipe(defaults, factories, private if attributes else None, extra) if immutable and plain else None
 
 
 def nobody_listens(callbacks: Any, own_callbacks: Any, verbose: bool) -> bool:

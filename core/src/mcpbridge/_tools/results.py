@@ -8,17 +8,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+import mcp.types as types
 from langchain_core.messages import ToolMessage, content as blocks
-from mcp.types import (
-    AudioContent,
-    BlobResourceContents,
-    CallToolResult,
-    EmbeddedResource,
-    ImageContent,
-    ResourceLink,
-    TextContent,
-    TextResourceContents,
-)
 
 from mcpbridge._base.pipeline import ToolCallRequest
 from mcpbridge._tools.fast_path import prebuilt
@@ -27,12 +18,12 @@ STRUCTURED_CONTENT = "mcp_structured_content"
 META = "mcp_meta"
 
 
-def to_content_blocks(result: CallToolResult) -> list[Any]:
+def to_content_blocks(result: types.CallToolResult) -> list[Any]:
     """Each MCP content item as the matching LangChain standard block."""
     return [content_block(item) for item in result.content]
 
 
-def to_artifact(result: CallToolResult) -> list[dict[str, Any]]:
+def to_artifact(result: types.CallToolResult) -> list[dict[str, Any]]:
     """Artifact entries for what the model does not read: structured content and `_meta`."""
     artifact: list[dict[str, Any]] = []
     if result.structured_content is not None:
@@ -42,23 +33,23 @@ def to_artifact(result: CallToolResult) -> list[dict[str, Any]]:
     return artifact
 
 
-def result_text(result: CallToolResult) -> str:
+def result_text(result: types.CallToolResult) -> str:
     """The text items of a result joined by newlines (for error messages)."""
-    return "\n".join(item.text for item in result.content if isinstance(item, TextContent))
+    return "\n".join(item.text for item in result.content if isinstance(item, types.TextContent))
 
 
-def result_said(result: CallToolResult) -> bool:
+def result_said(result: types.CallToolResult) -> bool:
     """Whether a result has any content besides empty text."""
-    return any(not isinstance(item, TextContent) or item.text.strip() for item in result.content)
+    return any(not isinstance(item, types.TextContent) or item.text.strip() for item in result.content)
 
 
-def error_text_of(result: CallToolResult, request: ToolCallRequest) -> str:
+def error_text_of(result: types.CallToolResult, request: ToolCallRequest) -> str:
     """The message of an error result raised as an error: its text, or a placeholder."""
     text = result_text(result)
     return text if text.strip() else no_message(request)
 
 
-def tool_message(result: CallToolResult, request: ToolCallRequest, name: str, artifact: Any) -> ToolMessage:
+def tool_message(result: types.CallToolResult, request: ToolCallRequest, name: str, artifact: Any) -> ToolMessage:
     """The ToolMessage of a tool call's result; an error result's is the error message."""
     content = to_content_blocks(result)
     if result.is_error:
@@ -97,17 +88,17 @@ def content_block(item: Any) -> Any:
 
 
 def _plain_block(item: Any) -> Any:
-    if isinstance(item, TextContent):
+    if isinstance(item, types.TextContent):
         return {"type": "text", "text": item.text}  # the common case, without a generated block id
-    if isinstance(item, ImageContent | AudioContent):
+    if isinstance(item, types.ImageContent | types.AudioContent):
         return _inline(item.type, item.data, item.mime_type)
-    if isinstance(item, ResourceLink):
+    if isinstance(item, types.ResourceLink):
         return _link_block(item)
-    if isinstance(item, EmbeddedResource):
+    if isinstance(item, types.EmbeddedResource):
         resource = item.resource
-        if isinstance(resource, TextResourceContents):
+        if isinstance(resource, types.TextResourceContents):
             return blocks.create_text_block(resource.text, uri=str(resource.uri))
-        if isinstance(resource, BlobResourceContents):
+        if isinstance(resource, types.BlobResourceContents):
             mime_type = resource.mime_type or "application/octet-stream"
             return _inline("image" if _is_image(mime_type) else "file", resource.blob, mime_type, uri=str(resource.uri))
     return blocks.create_non_standard_block(item.model_dump(mode="json", by_alias=True, exclude_none=True))
@@ -124,7 +115,7 @@ def _inline(kind: str, data: str, mime_type: str | None, **extras: Any) -> Any:
     return _CREATE[kind](base64=data, mime_type=mime_type, **extras)
 
 
-def _link_block(link: ResourceLink) -> Any:
+def _link_block(link: types.ResourceLink) -> Any:
     """An `image` (or `file`) block when its URI is one a model integration may fetch, else a
     text block that describes the link: the integration is never handed `file:///etc/passwd`
     or the server's own scheme to open (it is there for `read_resource`, shown as text)."""

@@ -100,15 +100,15 @@ def _unchecked(pattern: Any, where: str) -> str:
     )
 
 
-def _draft(schema: dict[str, Any]) -> tuple[type[Validator], str | None]:
-    """The validator class of the draft `schema` declares, and a note when its `$schema`
+def _draft(schema: dict[str, Any], notes: list[str]) -> type[Validator]:
+    """The validator class of the draft `schema` declares, noting first when its `$schema`
     names none (2020-12 then); the `$schema` is taken out, so no meta-schema is looked up."""
     kind = jsonschema_rs.validator_cls_for(schema)
     declared = schema.pop("$schema", _DRAFT_2020)
-    if kind is not jsonschema_rs.Draft202012Validator or _plain(declared) == _plain(_DRAFT_2020):
-        return kind, None
-    drafts = "none of the drafts 4, 6, 7, 2019-09, 2020-12"
-    return kind, f"its $schema {shown(declared)} names {drafts}: checked as JSON Schema 2020-12"
+    if kind is jsonschema_rs.Draft202012Validator and _plain(declared) != _plain(_DRAFT_2020):
+        drafts = "none of the drafts 4, 6, 7, 2019-09, 2020-12"
+        notes.insert(0, f"its $schema {shown(declared)} names {drafts}: checked as JSON Schema 2020-12")
+    return kind
 
 
 def _plain(uri: Any) -> str:
@@ -175,15 +175,13 @@ def server_schema_validator(
     nothing. With `server` or `tool`, the parts left out are logged once, naming both."""
     notes: list[str] = []
     copied: dict[str, Any] = _copy(schema, notes)
-    compiled, (draft, note) = None, _draft(copied)
+    compiled, draft = None, _draft(copied, notes)
     fetched: list[str] = []
 
     def never_fetched(uri: str) -> dict[str, Any]:
         fetched.append(uri)
         return {}
 
-    if note is not None:
-        notes.insert(0, note)
     for _ in range(MAX_REPAIRS):
         try:
             compiled = draft(
