@@ -187,8 +187,11 @@ class MCPBridge:
                 message: ToolMessage = await tool.ainvoke(call)
                 return message
         known = ", ".join(sorted(t.binding.tool.name for t in tools)) or "none"
-        why = next(filter(None, (review.left_out(server, name) for review in self._reviews)), None)
-        raise ConfigError(why or f"server {server!r} has no tool {name!r}; its tools: {known}")
+        raise ConfigError(self._left_out(server, name) or f"server {server!r} has no tool {name!r}; its tools: {known}")
+
+    def _left_out(self, server: str, name: str) -> str | None:
+        """Why a tool review left `server`'s tool `name` out, if one did."""
+        return next(filter(None, (review.left_out(server, name) for review in self._reviews)), None)
 
     async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
         if servers is None:
@@ -211,17 +214,12 @@ class MCPBridge:
                 offered[mcp_tool.name] = self._tools[name][mcp_tool.name]
                 if tool is not None:
                     tools.append(tool)
-            self._keep_only(name, offered)
+            # the latest listing's tools alone are kept: a call through one it no longer offers is refused
+            for gone, (_, tool) in self._tools[name].items():
+                if tool is not None and gone not in offered:
+                    tool.binding.definition.withdrawn = self._left_out(name, gone) or "the server no longer lists it"
+            self._tools[name] = offered
         return await self._names.resolve(tools)
-
-    def _keep_only(self, server: str, offered: dict[str, tuple[Tool, MCPTool | None]]) -> None:
-        """Keep the tools of `server`'s latest listing alone: one the server no longer lists
-        (or a review holds back) is dropped, and a call through it is refused."""
-        for name, (_, tool) in self._tools[server].items():
-            if tool is not None and name not in offered:
-                why = next(filter(None, (review.left_out(server, name) for review in self._reviews)), None)
-                tool.binding.definition.withdrawn = why or "the server no longer lists it"
-        self._tools[server] = offered
 
     # -- beyond tools: server info, any other request ---------------------------------
 
