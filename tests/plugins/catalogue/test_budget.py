@@ -27,6 +27,12 @@ def estimate(tool: BaseTool | dict[str, Any]) -> int:
     return math.ceil(len(json.dumps(bound, separators=(",", ":"), ensure_ascii=False)) / 4)
 
 
+def given(tools: list[BaseTool | dict[str, Any]], name: str) -> dict[str, Any]:
+    """The tool `name` as a model request gave it, fitted to a provider (a dict)."""
+    [found] = [tool for tool in tools if isinstance(tool, dict) and tool["function"]["name"] == name]
+    return found
+
+
 def many_bridge(**table: Any) -> MCPBridge:
     settings = Settings(servers={"many": {"server": changing.many(500)}}, plugins={"catalogue": table})
     return MCPBridge(settings=settings, plugins=[mcpbridge_catalogue])
@@ -102,9 +108,8 @@ async def test_a_provider_gets_fitted_schemas_the_same_dicts_each_call_and_the_s
         tools = {tool.name: tool for tool in await bridge.list_tools()}
     first, second = recorder.requests
     assert all(isinstance(a, dict) and a is b for a, b in zip(first, second, strict=True))
-    [echo] = [shown for shown in first if isinstance(shown, dict) and shown["function"]["name"] == "echo"]
     parameters = convert_to_openai_tool(tools["echo"])["function"]["parameters"]
-    assert echo["function"]["parameters"] == fixes.fitted_schema(parameters, "gemini")
+    assert given(first, "echo")["function"]["parameters"] == fixes.fitted_schema(parameters, "gemini")
     assert tool_messages(result)["echo"].status == "error"  # 3 is not a string: the server's schema says so
 
 
@@ -135,3 +140,21 @@ async def test_a_servers_own_find_tools_runs_while_the_catalogue_fits() -> None:
         turns = [tool_call_turn(("find_tools", {"query": "notes"}))]
         result = await live_agent(bridge, turns, Recorder()).ainvoke({"messages": [("user", "go")]}, CONFIG)
     assert text(tool_messages(result)["find_tools"]) == "the server searched notes"
+
+
+async def test_a_schema_the_fixes_cannot_fit_is_given_as_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    fixes = pytest.importorskip("mcpbridge_catalogue.fixes")
+
+    def unforeseen(schema: dict[str, Any], provider: str) -> dict[str, Any]:
+        raise ValueError("a schema nobody foresaw")
+
+    monkeypatch.setattr(fixes, "fitted_schema", unforeseen)
+    async with MCPBridge({"s": {"server": changing.build()}}, plugins=[mcpbridge_catalogue]) as bridge:
+        recorder = Recorder()
+        turns = [tool_call_turn(("echo", {"text": "hi"}))]
+        result = await live_agent(bridge, turns, recorder, provider="openai").ainvoke(
+            {"messages": [("user", "go")]}, CONFIG
+        )
+        tools = {tool.name: tool for tool in await bridge.list_tools()}
+    assert given(recorder.requests[0], "echo") == convert_to_openai_tool(tools["echo"])
+    assert tool_messages(result)["echo"].status == "success"

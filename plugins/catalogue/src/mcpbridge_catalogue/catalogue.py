@@ -81,7 +81,12 @@ def shown(tool: BaseTool, fit: Callable[[dict[str, Any]], dict[str, Any]] | None
     if fit is None:
         return tool, tokens(as_openai)
     function = as_openai["function"]
-    fitted = {**as_openai, "function": {**function, "parameters": fit(function.get("parameters", {}))}}
+    try:
+        parameters = fit(function.get("parameters", {}))
+    except Exception as exc:  # a schema the fixes did not foresee must not stop every model call
+        logger.warning("mcpbridge: tool %r is given with its schema as listed: fitting it failed: %s", tool.name, exc)
+        parameters = function.get("parameters", {})
+    fitted = {**as_openai, "function": {**function, "parameters": parameters}}
     return fitted, tokens(fitted)
 
 
