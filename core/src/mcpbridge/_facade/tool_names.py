@@ -171,7 +171,11 @@ class ToolNames(DisplayNames):
         thousands of tools): one pass over them, and one more only when two share a name or one
         was changed or shows nothing."""
         if len(self._first) > _REMEMBERED:
-            await self._prune(tools)
+            # forget the names a listed server no longer offers (one not listed keeps its names: it
+            # may be briefly unreachable), before this listing records its own
+            offered = {(tool.name, tool.binding.server_name) async for tool in paced(tools)}
+            listed = {server for _, server in offered}
+            self._first = {key: since for key, since in self._first.items() if key[1] not in listed or key in offered}
         self._listings += 1
         listing, first = self._listings, self._first
         seen: dict[str, MCPTool] = {}
@@ -196,8 +200,8 @@ class ToolNames(DisplayNames):
             return list(seen.values())  # every tool, in order: each name came once, as it is
         try:
             keepers = {name: self._keeper(name, found) for name, found in rivals.items()}
-        except ConfigError:
-            self._forget(listing)
+        except ConfigError:  # a listing that failed records no first sight (as if it had not happened)
+            self._first = {key: since for key, since in self._first.items() if since != listing}
             raise
         kept: list[MCPTool] = []
         async for tool in paced(tools):
@@ -211,20 +215,6 @@ class ToolNames(DisplayNames):
         self._report_renamed(kept)
         self._report_look_alikes(kept)
         return kept
-
-    def _forget(self, listing: int) -> None:
-        """A listing that failed records no first sight (as if it had not happened)."""
-        self._first = {key: since for key, since in self._first.items() if since != listing}
-
-    async def _prune(self, tools: Sequence[MCPTool]) -> None:
-        """Forget the first sights of names that a server listed in `tools` no longer offers
-        (a server that was not listed keeps its names: it may be briefly unreachable), before
-        this listing records its own."""
-        offered: set[tuple[str, str]] = set()
-        async for tool in paced(tools):
-            offered.add((tool.name, tool.binding.server_name))
-        listed = {server for _, server in offered}
-        self._first = {key: since for key, since in self._first.items() if key[1] not in listed or key in offered}
 
     def _keeper(self, name: str, found: Sequence[MCPTool]) -> MCPTool | None:
         """The tool that keeps `name`: its server offered it first; then the one shown under its
