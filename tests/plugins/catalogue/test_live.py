@@ -20,18 +20,19 @@ from tests.helpers import stdio_config
 from tests.plugins.catalogue import changing
 from tests.plugins.catalogue.catalogue_support import CONFIG, Recorder, live_agent, text, tool_messages
 
-TRANSPORTS = ["inprocess", "inprocess-legacy", "http", "stdio"]
+TRANSPORTS = ["inprocess", "inprocess-legacy", "http", "http-legacy", "stdio", "stdio-legacy"]
 
 
 @contextlib.contextmanager
 def server_config(transport: str) -> Iterator[dict[str, Any]]:
-    if transport == "http":
+    mode = "legacy" if transport.endswith("-legacy") else "modern"
+    if transport.startswith("http"):
         with serving(changing.build()) as url:
-            yield {"url": url, "mode": "modern"}
-    elif transport == "stdio":
-        yield stdio_config("tests.plugins.catalogue.changing")
+            yield {"url": url, "mode": mode}
+    elif transport.startswith("stdio"):
+        yield stdio_config("tests.plugins.catalogue.changing", mode=mode)
     else:
-        yield {"server": changing.build(), "mode": "legacy" if transport.endswith("legacy") else "modern"}
+        yield {"server": changing.build(), "mode": mode}
 
 
 async def run(bridge: MCPBridge, announcing: str, *turns: Any) -> tuple[Recorder, dict[str, Any]]:
