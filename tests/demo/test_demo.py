@@ -80,7 +80,7 @@ def test_demo_with_the_core_alone_says_what_plugins_would_add() -> None:
 
 
 @pytest.mark.parametrize(("typed", "decision"), [("y", {"type": "approve"}), ("n", {"type": "reject"})])
-def test_terminal_answers(typed: str, decision: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_terminal_answers(typed: str, decision: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     payload = {
         "type": "mcp_approval",
@@ -89,7 +89,11 @@ def test_terminal_answers(typed: str, decision: dict[str, str], monkeypatch: pyt
         "display_name": "delete_contact",
         "arguments": {"contact_id": "c2"},
     }
-    assert answer(payload, yes=False, ask=lambda prompt: typed).items() >= decision.items()
+
+    async def type_(text: str) -> str:
+        return text
+
+    assert (await answer(payload, yes=False, ask=lambda prompt: type_(typed))).items() >= decision.items()
     form = {
         "type": "mcp_elicitation",
         "requests": {
@@ -100,6 +104,6 @@ def test_terminal_answers(typed: str, decision: dict[str, str], monkeypatch: pyt
             }
         },
     }
-    assert answer(form, yes=False, ask=lambda prompt: "2027-01-02") == {
+    assert await answer(form, yes=False, ask=lambda prompt: type_("2027-01-02")) == {
         "when": {"action": "accept", "content": {"date": "2027-01-02"}}
     }

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcpbridge import MCPBridgeError, PluginError
+from mcpbridge_cli.call import add_call_arguments
 from mcpbridge_cli.commands import GROUP, add_plugin_commands, declared
+from mcpbridge_cli.exits import run, run_command
 from mcpbridge_cli.terminal import terminal_text as _shown
 
 if TYPE_CHECKING:
@@ -41,11 +43,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     from mcpbridge import install_log_redaction
 
     install_log_redaction()
+    return run_command(lambda: _reported(options))
+
+
+def _reported(options: argparse.Namespace) -> int | None:
+    """Runs the command; a problem it reports (`MCPBridgeError`) is one line on stderr."""
     try:
-        return int(options.run(options) or 0)
+        status: int | None = options.run(options)
     except MCPBridgeError as exc:
         print(f"mcpbridge: error: {_redacted(str(exc))}", file=sys.stderr)
         return 1
+    return status
 
 
 def _parser(wanted: str | None, entries: list[EntryPoint]) -> argparse.ArgumentParser:
@@ -72,10 +80,7 @@ def _parser(wanted: str | None, entries: list[EntryPoint]) -> argparse.ArgumentP
     plugins.add_argument("--json", action="store_true", help="print JSON")
     tools = command("tools", _tools, "list every server's tools with their annotations")
     tools.add_argument("--json", action="store_true", help="print JSON")
-    call = command("call", _call, "call one tool and print the ToolMessage content, artifact and status")
-    call.add_argument("server")
-    call.add_argument("tool", help="the server's own (unprefixed) tool name")
-    call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments")
+    add_call_arguments(command("call", _call, "call one tool and print its status and content"))
     add_plugin_commands(command, wanted, entries)
     return parser
 
@@ -149,13 +154,18 @@ def _tools(options: argparse.Namespace) -> int:
 
     Skippable = (ServerConnectionError, ConfigError)  # what `on_server_error = "skip"` leaves out
 
-    async def run() -> list[Any]:
+    async def listed() -> list[Any]:
         async with MCPBridge(settings=_settings(options, required=True)) as bridge:
             names = list(bridge.settings.servers)
             if len(names) < 2:
                 return await bridge.list_tools()
             starts = {name: asyncio.ensure_future(bridge.session(name)) for name in names}
-            await watch_starting(names, list(starts.values()))  # which are still starting
+            try:
+                await watch_starting(names, list(starts.values()))  # which are still starting
+            finally:  # interrupted: the starts end before the bridge closes, their errors seen
+                for start in starts.values():
+                    start.cancel()
+                await asyncio.gather(*starts.values(), return_exceptions=True)
             failed = {name: error for name, start in starts.items() if (error := start.exception()) is not None}
             for name, error in failed.items():  # as list_tools reports them, without connecting again
                 if bridge.settings.on_server_error == "raise" or not isinstance(error, Skippable):
@@ -164,7 +174,7 @@ def _tools(options: argparse.Namespace) -> int:
                 print(warning, file=sys.stderr)
             return await bridge.list_tools(servers=[name for name in names if name not in failed])
 
-    tools = asyncio.run(run())
+    tools = run(listed())
     if options.json:
         print(
             json.dumps(
@@ -183,36 +193,17 @@ def _tools(options: argparse.Namespace) -> int:
 
 
 def _call(options: argparse.Namespace) -> int:
-    import asyncio
-
-    from mcpbridge import ConfigError, MCPBridge
-
-    try:
-        arguments = json.loads(options.arguments)
-    except (ValueError, RecursionError) as exc:  # not JSON, an integer over 4,300 digits, too deep to parse
-        raise ConfigError(f'arguments must be a JSON object, e.g. \'{{"city": "Oslo"}}\': {exc}') from None
-    if not isinstance(arguments, dict):
-        raise ConfigError('arguments must be a JSON object, e.g. \'{"city": "Oslo"}\'')
-
+    from mcpbridge import MCPBridge
+    from mcpbridge_cli.call import call, parse_arguments, show
     from mcpbridge_cli.progress import CallProgress
 
-    async def run() -> Any:
-        async with MCPBridge(settings=_settings(options, required=True), interceptors=[CallProgress()]) as bridge:
-            return await bridge.call_tool(options.server, options.tool, arguments)
+    arguments = parse_arguments(options.arguments)
 
-    try:
-        message = asyncio.run(run())
-    except KeyboardInterrupt:  # asyncio.run cancelled the call: the server was sent notifications/cancelled
-        print("mcpbridge: cancelled", file=sys.stderr)
-        return 130
-    print(f"status: {message.status}")
-    print("content:")
-    for block in message.content if isinstance(message.content, list) else [message.content]:
-        text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else block
-        print(f"  {_redacted(str(text)) if message.status == 'error' else _shown(text, lines=True)}")
-    print("artifact:")
-    print(json.dumps(message.artifact, indent=2, default=str))
-    return 0 if message.status == "success" else 1
+    async def called() -> Any:
+        async with MCPBridge(settings=_settings(options, required=True), interceptors=[CallProgress()]) as bridge:
+            return await call(bridge, options, arguments)
+
+    return show(run(called()), options, _redacted)
 
 
 def _redacted(text: str) -> str:

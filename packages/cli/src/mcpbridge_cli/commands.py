@@ -7,8 +7,9 @@
 
 Each name is a command; its `module:function` is called as `function(add_command)` (an
 `AddCommand`) only when that command runs (or shows its own `--help`), and adds it (it may
-add the others of the same function too). `--help` shows a declared command with its
-distribution's name.
+add the others of the same function too). `--help` shows what a declared command does with
+the help its module gives `add_command` (a string literal, read from the module's source: the
+module is not imported), else its distribution's summary.
 """
 
 from __future__ import annotations
@@ -80,7 +81,34 @@ def _unloaded(ep: importlib.metadata.EntryPoint) -> Run:
 
 
 def _summary(ep: importlib.metadata.EntryPoint) -> str:
-    return f"from {_origin(ep)} (its help: mcpbridge {ep.name} --help)"
+    summary = ep.dist.metadata["Summary"] if ep.dist is not None else None
+    return _declared_help(ep) or summary or f"see: mcpbridge {ep.name} --help"
+
+
+def _declared_help(ep: importlib.metadata.EntryPoint) -> str | None:
+    """The help the command's module passes to `add_command(name, run, help)`, if a literal."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    top, *inner = ep.module.split(".")
+    try:
+        spec = importlib.util.find_spec(top)  # finds a top-level package without importing it
+        if spec is None or spec.origin is None:
+            return None
+        source = Path(spec.origin)
+        if inner:
+            module = source.parent.joinpath(*inner)
+            source = module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+    except (ImportError, ValueError, OSError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and len(node.args) == 3:
+            name, _, text = node.args
+            if isinstance(name, ast.Constant) and name.value == ep.name and isinstance(text, ast.Constant):
+                return str(text.value)
+    return None
 
 
 def _origin(ep: importlib.metadata.EntryPoint) -> str:

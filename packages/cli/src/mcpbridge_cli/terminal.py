@@ -6,6 +6,7 @@ clipboard write (OSC 52), concealed or reordered text."""
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 
 class _Escapes(dict[int, str]):
@@ -36,3 +37,45 @@ def terminal_text(text: object, *, lines: bool = False) -> str:
     multi-line text (`lines`)."""
     text = str(text)
     return text if text.isprintable() else text.translate(_LINES if lines else _ONE_LINE)
+
+
+async def ask(prompt: str) -> str | None:
+    """A line typed in answer to `prompt` (written to stderr, so stdout keeps only results),
+    read without blocking the event loop: Ctrl-C ends the command at once, as anywhere else.
+    None at the end of input (Ctrl-D, a closed pipe)."""
+    import asyncio
+    import os
+    import sys
+
+    print(prompt, end="", file=sys.stderr, flush=True)
+    loop, fd, line = asyncio.get_running_loop(), sys.stdin.fileno(), b""
+    while not line.endswith(b"\n"):
+        try:
+            await _readable(loop, fd)
+        except asyncio.CancelledError:  # stopped at the question: what follows starts a new line
+            print(file=sys.stderr, flush=True)
+            raise
+        except (NotImplementedError, PermissionError):  # Windows consoles, regular files: they never wait long
+            typed = await asyncio.to_thread(sys.stdin.readline)
+            return typed.strip() if typed else None
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            print(file=sys.stderr)  # the prompt's line ends
+            return line.decode(errors="replace").strip() or None
+        line += chunk
+    return line.decode(errors="replace").strip()
+
+
+async def _readable(loop: Any, fd: int) -> None:
+    """Returns once `fd` can be read without blocking."""
+    ready = loop.create_future()
+
+    def readable() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await ready
+    finally:
+        loop.remove_reader(fd)

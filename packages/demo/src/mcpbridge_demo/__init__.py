@@ -19,13 +19,19 @@ def add_commands(add_command: AddCommand) -> None:
     demo.add_argument("--yes", action="store_true", help="approve every approval question")
     demo.add_argument("--model", help="use a real model through init_chat_model, e.g. openai:gpt-4.1-mini")
     demo.add_argument("--ui", action="store_true", help="open the live inspector page instead (`mcpbridge inspect`)")
+    demo.add_argument(
+        "--http",
+        type=int,
+        metavar="PORT",
+        help="serve the sample servers over streamable HTTP on 127.0.0.1:PORT instead (0: any free port)",
+    )
     add_inspect_arguments(add_command("inspect", _inspect, "serve the live tool-call inspector with a demo agent"))
 
 
 def _run(options: argparse.Namespace) -> int:
     from mcpbridge_demo.run import run_demo
 
-    return run_demo(yes=options.yes, model=options.model, ui=options.ui)
+    return run_demo(yes=options.yes, model=options.model, ui=options.ui, http=options.http)
 
 
 def _inspect(options: argparse.Namespace) -> int:

@@ -14,9 +14,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     add_inspect_arguments(commands.add_parser("inspect", help="serve the inspector page and run the demo agent"))
     options = parser.parse_args(argv)
+    from mcpbridge_cli.exits import run_command
+
     from mcpbridge_demo.inspector_demo import run_inspect  # imports mcp and LangChain: once the options are good
 
-    return run_inspect(options)
+    return run_command(lambda: run_inspect(options), "python -m mcpbridge_demo")
 
 
 if __name__ == "__main__":

@@ -4,20 +4,23 @@ Resume values use the shapes the approval and elicitation plugins document."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-Ask = Callable[[str], str]
+from mcpbridge_cli.terminal import ask as ask_terminal
+
+Ask = Callable[[str], Awaitable[str | None]]
+"""`await ask(prompt)`: the line typed, None at the end of input."""
 DEFAULTS = {"date": "2026-12-24"}
 
 
-def answer(value: Any, *, yes: bool, ask: Ask = input) -> Any:
+async def answer(value: Any, *, yes: bool, ask: Ask = ask_terminal) -> Any:
     """The resume value for one interrupt payload."""
     kind = value.get("type") if isinstance(value, dict) else None
     if kind == "mcp_approval":
-        return _approval(value, yes=yes, ask=ask)
+        return await _approval(value, yes=yes, ask=ask)
     if kind == "mcp_elicitation":
-        return _elicitation(value, yes=yes, ask=ask)
+        return await _elicitation(value, yes=yes, ask=ask)
     raise RuntimeError(f"the demo does not know how to answer the pause {value!r}")
 
 
@@ -26,18 +29,18 @@ def interactive(yes: bool) -> bool:
     return not yes and sys.stdin.isatty()
 
 
-def _approval(value: dict[str, Any], *, yes: bool, ask: Ask) -> dict[str, Any]:
+async def _approval(value: dict[str, Any], *, yes: bool, ask: Ask) -> dict[str, Any]:
     call = f"{value['server_name']}/{value['name']}({value['arguments']})"
     if not interactive(yes):
         print(f"  ? approve {call}  → yes (--yes)")
         return {"type": "approve"}
-    reply = ask(f"  ? approve {call} [y/N] ").strip().lower()
-    if reply in {"y", "yes"}:
+    reply = await ask(f"  ? approve {call} [y/N] ")
+    if (reply or "").lower() in {"y", "yes"}:
         return {"type": "approve"}
     return {"type": "reject", "message": "The user declined at the terminal."}
 
 
-def _elicitation(value: dict[str, Any], *, yes: bool, ask: Ask) -> dict[str, Any]:
+async def _elicitation(value: dict[str, Any], *, yes: bool, ask: Ask) -> dict[str, Any]:
     answers: dict[str, Any] = {}
     for key, request in value["requests"].items():
         if request.get("mode") == "url":
@@ -48,7 +51,7 @@ def _elicitation(value: dict[str, Any], *, yes: bool, ask: Ask) -> dict[str, Any
         for field, schema in request["requested_schema"].get("properties", {}).items():
             default = DEFAULTS.get(field, "")
             if interactive(yes):
-                typed = ask(f"  ? {request['message']} {field} [{default}]: ").strip() or default
+                typed = await ask(f"  ? {request['message']} {field} [{default}]: ") or default
             else:
                 typed = default
                 print(f"  ? {request['message']} → {field} = {typed} (--yes)")

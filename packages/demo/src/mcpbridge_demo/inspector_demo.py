@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import itertools
 from collections.abc import Sequence
 from importlib.metadata import entry_points
@@ -21,6 +20,7 @@ from langchain_core.tools import BaseTool
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from mcpbridge_cli.exits import run
 from pydantic import BaseModel
 
 from mcpbridge import MCPBridge
@@ -135,9 +135,8 @@ async def run_demo_agent(tools: list[BaseTool], inspector: Inspector, run: int) 
 def run_inspect(options: argparse.Namespace) -> int:
     """`inspect` (its options: `inspector.add_inspect_arguments`): serve the inspector and run
     the scripted demo agent against the demo servers (again on every "Run demo" click), until
-    Ctrl-C."""
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_demo(options.host, options.port, options.delay, not options.no_run))
+    Ctrl-C or SIGTERM."""
+    run(_serve_demo(options.host, options.port, options.delay, not options.no_run))
     return 0
 
 

@@ -14,8 +14,9 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
+from mcpbridge_cli.exits import run
 
-from mcpbridge import MCPBridge
+from mcpbridge import ConfigError, MCPBridge
 from mcpbridge.testing import make_agent, serve_http, stdio_config, tool_call_turn
 from mcpbridge_demo import servers
 from mcpbridge_demo.answers import answer
@@ -39,17 +40,39 @@ class DemoContext:
     user_id: str
 
 
-def run_demo(*, yes: bool = False, model: str | None = None, ui: bool = False) -> int:
+def run_demo(*, yes: bool = False, model: str | None = None, ui: bool = False, http: int | None = None) -> int:
     logging.disable(logging.WARNING)
     if ui:  # `mcpbridge inspect` with its defaults
         from mcpbridge_demo.inspector import add_inspect_arguments
         from mcpbridge_demo.inspector_demo import run_inspect
 
         return run_inspect(add_inspect_arguments(argparse.ArgumentParser()).parse_args([]))
-    return asyncio.run(_demo(model, yes))
+    if http is not None:
+        return run(_serve(http))
+    return run(_demo(model, yes))
+
+
+async def _serve(port: int) -> int:
+    """The sample servers over streamable HTTP on 127.0.0.1:`port`, until stopped."""
+    try:
+        served = serve_http(servers.http_app(), port or None)  # 0: any free port
+    except (RuntimeError, OSError) as exc:
+        raise ConfigError(f"cannot serve on 127.0.0.1:{port} ({exc}): choose another port with --http") from None
+    try:
+        urls = {name: f"{served.base_url}/{name}/mcp" for name in servers.SERVERS}
+        print(f"mcpbridge demo: the sample servers over streamable HTTP on {served.base_url} (Ctrl-C to stop)")
+        for name, url in urls.items():
+            print(f"  {name:<11} {url}")
+        print("\nmcpbridge.toml:")
+        print("\n".join(f'[servers.{name}]\nurl = "{url}"' for name, url in urls.items()), flush=True)
+        await asyncio.Event().wait()
+    finally:
+        await asyncio.to_thread(served.stop)
+    return 0
 
 
 async def _demo(model_name: str | None, yes: bool) -> int:
+    model = _model(model_name) if model_name else None
     installed = {ep.name: ep.module for ep in entry_points(group="mcpbridge")}
     spans = _collect_spans() if "otel" in installed else None
     crm = serve_http(servers.crm())
@@ -74,7 +97,7 @@ async def _demo(model_name: str | None, yes: bool) -> int:
                 print(f"  {meta['server_name']:<11} {tool.name:<16} {hints}")
             section(f"Agent ({'model ' + model_name if model_name else 'SCRIPTED model: no LLM is called'})")
             print(f"  user (ada): {PROMPT}")
-            rows, events = await _converse(_agent(tools, model_name), yes)
+            rows, events = await _converse(_agent(tools, model), yes)
     finally:
         crm.stop()
     section("Tool calls")
@@ -100,7 +123,19 @@ def _introduce(chain: Collection[str], tracing: bool) -> None:
         print("  (install opentelemetry-sdk to see the trace tree)")
 
 
-def _agent(tools: list[Any], model_name: str | None) -> Any:
+def _model(name: str) -> Any:
+    """The chat model `--model` names; a missing integration package is a one-line error."""
+    from langchain.chat_models import init_chat_model
+
+    try:
+        return init_chat_model(name)
+    except ImportError as exc:  # the message names the pip command
+        raise ConfigError(f"--model {name}: {exc}") from None
+    except Exception as exc:  # an unknown provider, a missing API key
+        raise ConfigError(f"--model {name}: {type(exc).__name__}: {exc}") from None
+
+
+def _agent(tools: list[Any], model: Any) -> Any:
     script = [
         tool_call_turn(
             ("get_forecast", {"city": "Oslo"}),
@@ -113,7 +148,7 @@ def _agent(tools: list[Any], model_name: str | None) -> Any:
         tool_call_turn(("delete_contact", {"contact_id": "c2"})),
         AIMessage("All done: see the table of tool calls below."),
     ]
-    return make_agent(model_name or script, tools, context_schema=DemoContext)
+    return make_agent(model or script, tools, context_schema=DemoContext)
 
 
 async def _converse(agent: Any, yes: bool) -> tuple[list[CallRow], int]:
@@ -136,7 +171,7 @@ async def _converse(agent: Any, yes: bool) -> tuple[list[CallRow], int]:
         state = await agent.aget_state(config)
         if not state.interrupts:
             return rows, events
-        request = Command(resume={i.id: answer(i.value, yes=yes) for i in state.interrupts})
+        request = Command(resume={i.id: await answer(i.value, yes=yes) for i in state.interrupts})
 
 
 def _show(message: Any, rows: list[CallRow], pending: dict[str, CallRow]) -> None:

@@ -1,4 +1,5 @@
-"""Sample MCP servers for the demo. `python -m mcpbridge_demo.servers NAME` serves one over stdio."""
+"""Sample MCP servers for the demo. `python -m mcpbridge_demo.servers NAME` serves one over
+stdio; `http_app()` serves them all over streamable HTTP (`mcpbridge demo --http PORT`)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import base64
 import logging
 import sys
 import zlib
-from collections.abc import Callable
-from typing import Annotated
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -136,6 +138,23 @@ SERVERS: dict[str, Callable[[], MCPServer]] = {
     "booking": booking,
     "flaky": flaky,
 }
+
+
+def http_app() -> Any:
+    """One ASGI app serving each sample server at `/NAME/mcp`."""
+    from starlette.applications import Starlette
+
+    apps = [build().streamable_http_app(streamable_http_path=f"/{name}/mcp") for name, build in SERVERS.items()]
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:  # each server's session manager
+            for each in apps:
+                await stack.enter_async_context(each.router.lifespan_context(each))
+            yield
+
+    return Starlette(routes=[route for each in apps for route in each.routes], lifespan=lifespan)
+
 
 if __name__ == "__main__":
     logging.disable(logging.ERROR)  # tool errors reach the client as results; keep the terminal quiet
