@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
@@ -60,11 +61,16 @@ async def stop_server(process: ServerProcess, *, graceful: bool) -> None:
 async def wait_for_exit(process: ServerProcess, seconds: float) -> bool:
     """Whether the process exited within `seconds`. Polls `returncode`: asyncio's
     `process.wait()` also waits for the pipes' EOF, which a child holding them never sends."""
+    return await _polled(lambda: process.returncode is not None, seconds, _EXIT_POLL)
+
+
+async def _polled(done: Callable[[], bool], seconds: float, every: float) -> bool:
+    """Whether `done()` came true within `seconds`, asked every `every` seconds."""
     deadline = anyio.current_time() + seconds
-    while process.returncode is None:
+    while not done():
         if anyio.current_time() >= deadline:
             return False
-        await anyio.sleep(_EXIT_POLL)
+        await anyio.sleep(every)
     return True
 
 
@@ -92,12 +98,9 @@ async def end_group(pgid: int, grace: float) -> None:
     if not _signal(pgid, signal.SIGTERM):
         return
     _signal(pgid, signal.SIGCONT)
-    deadline = anyio.current_time() + grace
-    while _group_runs(pgid):  # no event says that processes we did not start have ended: poll
-        if anyio.current_time() >= deadline:
-            _signal(pgid, signal.SIGKILL)
-            return
-        await anyio.sleep(_GROUP_POLL)
+    # no event says that processes we did not start have ended: poll
+    if not await _polled(lambda: not _group_runs(pgid), grace, _GROUP_POLL):
+        _signal(pgid, signal.SIGKILL)
 
 
 def _signal(pgid: int, number: int) -> bool:

@@ -72,12 +72,10 @@ def _copy(node: Any, notes: list[str], where: str = "") -> Any:
         elif key == "pattern" and isinstance(value, str) and not _linear(value):
             notes.append(_unchecked(value, at))
         elif key == "patternProperties" and isinstance(value, Mapping):
-            copied[key] = {}
-            for pattern, subschema in value.items():
-                if _linear(pattern):
-                    copied[key][pattern] = _copy(subschema, notes, f"{at}/{pattern}")
-                else:
-                    notes.append(_unchecked(pattern, at))
+            notes += [_unchecked(pattern, at) for pattern in value if not _linear(pattern)]
+            copied[key] = {
+                pattern: _copy(sub, notes, f"{at}/{pattern}") for pattern, sub in value.items() if _linear(pattern)
+            }
         elif key != "$schema" or not where or not isinstance(value, str):
             copied[key] = _copy(value, notes, at)
     return copied
