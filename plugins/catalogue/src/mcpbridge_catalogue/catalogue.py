@@ -98,6 +98,10 @@ class Entry:
     shown: Shown
     tokens: int
 
+    def shows(self, tool: MCPTool) -> bool:
+        """Whether this entry is `tool` as it is now (the same object, not renamed since)."""
+        return self.tool is tool and self.name == tool.name
+
 
 class Listing:
     """One listing of the bridge's tools, in the catalogue's order, as the model is given them."""
@@ -214,12 +218,18 @@ class Catalogue:
         """Make `tools` the listing, converting the new ones; pauses (yields) every `PACE` conversions."""
         self._started = ticket = self._started + 1
         seen, due = self._listings.count, time.monotonic() + RECHECK_S
+        ordered = sorted(tools, key=_key)
+        held = self.listing.entries
+        if len(ordered) == len(held) and all(entry.shows(tool) for tool, entry in zip(ordered, held, strict=True)):
+            if ticket > self._installed:  # unchanged: the listing, its search index and selections kept
+                self._installed, self._seen, self._due = ticket, seen, due
+            return
         entries: list[Entry] = []
         kept: dict[int, Entry] = {}
         converted = 0
-        for tool in sorted(tools, key=_key):
+        for tool in ordered:
             entry = self._entries.get(id(tool))
-            if entry is None or entry.tool is not tool or entry.name != tool.name:
+            if entry is None or not entry.shows(tool):
                 entry = Entry(tool, tool.name, *shown(tool, self._fit))
                 converted += 1
                 if converted % PACE == 0:
