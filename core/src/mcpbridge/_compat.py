@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from importlib.metadata import version
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -94,8 +94,7 @@ def own_time_limit(session: ClientSession) -> float | None:
     None. Nothing public reads it back."""
     if not hasattr(session, "_session_read_timeout_seconds"):
         raise ImportError(removed("mcp", "ClientSession._session_read_timeout_seconds"))
-    limit: float | None = session._session_read_timeout_seconds
-    return limit
+    return session._session_read_timeout_seconds
 
 
 # -- langgraph ------------------------------------------------------------------------
@@ -121,8 +120,7 @@ def tools_stream_writer(callbacks: Any) -> Callable[[tuple[tuple[str, ...], str,
     writer_type = __getattr__("StreamToolCallHandler")
     for candidate in handlers if isinstance(handlers, list) else ():
         if isinstance(candidate, writer_type):
-            stream: Callable[[tuple[tuple[str, ...], str, Any]], None] = candidate.stream
-            return stream
+            return cast("Callable[[tuple[tuple[str, ...], str, Any]], None]", candidate.stream)
     return None
 
 

@@ -96,12 +96,10 @@ def header_problem(name: object, value: object = None) -> str | None:
             f"header {name!r} is set by the transport itself; setting it from the config or per call "
             "would break the shared session"
         )
-    if value is None:
+    if value is None or (isinstance(value, str) and _VALUE.fullmatch(value) is not None):
         return None
     if not isinstance(value, str):
         return f"the value of header {name!r} is a {type(value).__name__}; header values must be text"
-    if _VALUE.fullmatch(value) is not None:
-        return None
     return f"the value of header {name!r} {value_problem(value)}"
 
 

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.messages import ToolMessage
 from mcp.client.session import ClientSession
@@ -184,8 +184,7 @@ class MCPBridge:
         for tool in tools:
             if tool.binding.tool.name == name:
                 call = {"type": "tool_call", "name": tool.name, "args": dict(arguments or {}), "id": tool_call_id}
-                message: ToolMessage = await tool.ainvoke(call)
-                return message
+                return cast(ToolMessage, await tool.ainvoke(call))
         known = ", ".join(sorted(t.binding.tool.name for t in tools)) or "none"
         raise ConfigError(self._left_out(server, name) or f"server {server!r} has no tool {name!r}; its tools: {known}")
 

@@ -46,11 +46,9 @@ class ToolReview(Protocol):
 
     async def review(self, server: str, tools: Sequence[Tool]) -> list[Tool]:
         """The tools of `server` to offer (left out, or changed, as the reviewer sees fit)."""
-        ...
 
     def left_out(self, server: str, name: str) -> str | None:
         """Why `server`'s tool `name` (its own name) is not offered, when this review left it out."""
-        ...
 
 
 @hookspec

@@ -57,15 +57,12 @@ class ClaimStore(Protocol):
     async def claim(self, key: str, owner: str) -> str:
         """Claim `key` for `owner` unless another owner holds it (and its claim has not
         expired); return the owner holding it now."""
-        ...
 
     async def release(self, key: str, owner: str) -> None:
         """Drop `owner`'s claim of `key` (nothing when another owner holds it)."""
-        ...
 
     async def aclose(self) -> None:
         """Release connections; the store stays usable (it reconnects when needed)."""
-        ...
 
 
 class LocalClaims:
@@ -111,7 +108,7 @@ class LocalClaims:
                 del self._held[key]
 
     async def aclose(self) -> None:
-        return None
+        """Nothing to release: the claims live as long as the process."""
 
 
 LOCAL_CLAIMS = LocalClaims()
