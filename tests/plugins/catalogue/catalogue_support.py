@@ -55,7 +55,11 @@ class Recorder(AgentMiddleware[AgentState[Any], Any, Any]):
 
     def names(self, n: int) -> list[str]:
         """The names of the tools of the `n`th model request."""
-        return [tool["function"]["name"] if isinstance(tool, dict) else tool.name for tool in self.requests[n]]
+        return list(self.by_name(n))
+
+    def by_name(self, n: int) -> dict[str, BaseTool | dict[str, Any]]:
+        """The tools of the `n`th model request, as given (objects, or dicts fitted to a provider), by name."""
+        return {tool["function"]["name"] if isinstance(tool, dict) else tool.name: tool for tool in self.requests[n]}
 
 
 def live_agent(bridge: MCPBridge, turns: Sequence[Any], recorder: Recorder, **catalogue: Any) -> Any:

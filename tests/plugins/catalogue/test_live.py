@@ -72,12 +72,18 @@ async def test_a_removed_tool_is_no_longer_given_and_a_call_to_it_is_refused(tra
     assert "the server no longer lists it" in text(echo)
 
 
-async def test_a_changed_tool_is_given_anew_and_the_others_stay_the_same_objects() -> None:
+@pytest.mark.parametrize("provider", [None, "openai"])
+async def test_a_changed_tool_is_given_anew_and_the_others_stay_the_same(provider: str | None) -> None:
     async with MCPBridge({"s": {"server": changing.build()}}, plugins=[mcpbridge_catalogue]) as bridge:
-        recorder, _ = await run(bridge, "change", tool_call_turn(("change", {})))
-    before, after = ({tool.name: tool for tool in tools} for tools in recorder.requests)  # type: ignore[union-attr]
-    assert after["echo"].description == "Repeat the text, now louder."
-    assert after["echo"] is not before["echo"]
+        probe = SessionProbe(bridge, "s")
+        recorder = Recorder({"change": lambda: probe.tools_changed})
+        agent = live_agent(bridge, [tool_call_turn(("change", {}))], recorder, provider=provider)
+        await agent.ainvoke({"messages": [("user", "go")]}, CONFIG)
+    before, after = recorder.by_name(0), recorder.by_name(1)
+    echo = after["echo"]
+    description = echo["function"]["description"] if isinstance(echo, dict) else echo.description
+    assert description == "Repeat the text, now louder."
+    assert echo is not before["echo"]
     assert all(after[name] is before[name] for name in ("add", "change", "remove"))
 
 
