@@ -130,6 +130,9 @@ def check_config(data: dict[str, Any]) -> None:
     if "servers" not in data:
         names = stand_in_servers(data.get("plugins", {}))
         data = {**data, "servers": {name: {"url": STAND_IN_URL} for name in sorted(names)}}
+    servers = data["servers"].items()
+    from_env = {name: {**table, "url": STAND_IN_URL} for name, table in servers if "${" in table.get("url", "")}
+    data = {**data, "servers": {**data["servers"], **from_env}}  # a URL from the environment: one that fits
     settings = Settings.model_validate(data)
     plugins = [plugin_object(name) for name in sorted(set(data.get("plugins", {})) - PLUGINS_KEYS)]
     MCPBridge(settings=settings, plugins=plugins)  # runs every named plugin's mcpbridge_check_settings

@@ -4,24 +4,26 @@ from keyword arguments, so the file and `MCPBridge(...)` can never disagree."""
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic.type_adapter import TypeAdapter
 from pydantic.types import ImportString
 
 from mcpbridge._base.errors import ConfigError, validation_problems
-from mcpbridge._base.expansion import expand_env, secrets_in_table
+from mcpbridge._base.expansion import expand_env
 from mcpbridge._base.httpfields import header_problem, value_problem
-from mcpbridge._base.redaction import SECRET_NAME, redact_text, redact_url
+from mcpbridge._base.redaction import redact_text
+from mcpbridge._base.server_secrets import secrets_in_servers
 
 if TYPE_CHECKING:
     from httpx2 import AsyncClient as HTTPClient, Auth as HTTPAuth
@@ -155,10 +157,16 @@ class ServerConfig(BaseModel):
                 "give exactly one of `command` (stdio), `url` (streamable HTTP or SSE) or an in-process "
                 f"`server` object; got {', '.join(given) or 'none'}"
             )
-        if self.url is not None and self.url.lower().startswith(("ws://", "wss://")):
+        scheme = urlsplit(self.url).scheme.lower() if self.url is not None else "http"
+        if scheme in ("ws", "wss"):
             raise ValueError(
                 "WebSocket servers cannot be reached: mcp 2.x has no WebSocket client; serve the server over "
                 'streamable HTTP (an http(s):// `url`) or SSE (`transport = "sse"`)'
+            )
+        if scheme not in ("http", "https"):
+            raise ValueError(
+                f"`url` must start with http:// or https:// (streamable HTTP or SSE), not {scheme or 'no scheme'}:// "
+                '(a local program is a `command` server: `command = "..."`)'
             )
         if self.headers and self.url is None:
             raise ValueError(
@@ -206,7 +214,8 @@ class PluginsConfig(BaseModel):
     def _sections_are_tables(self) -> PluginsConfig:
         for name, value in (self.model_extra or {}).items():
             if not isinstance(value, Mapping):
-                raise ValueError(f"`plugins.{name}` must be a table of that plugin's settings")
+                hint = did_you_mean(name, PluginsConfig.model_fields)
+                raise ValueError(f"`plugins.{name}` must be a table of that plugin's settings{hint}")
         return self
 
     @property
@@ -268,6 +277,16 @@ class Settings(BaseModel):
         """The largest tool result (bytes on the wire) accepted from `server`."""
         return self.servers[server].max_result_bytes or self.max_result_bytes
 
+    def require_servers(self) -> None:
+        """Refuse to list the tools of no server: a config without `[servers.<name>]` is a
+        mistake (a file that was not the one meant, a table misspelled), not an empty list."""
+        if not self.servers:
+            where = f" in {self.source}" if self.source else ""
+            raise ConfigError(
+                f"no servers configured{where}: add a `[servers.<name>]` table with a `command` (a stdio "
+                "program) or a `url` (streamable HTTP), or pass `MCPBridge(servers={...})` (docs/configuration.md)"
+            )
+
     def schema_bounds(self) -> SchemaBounds:
         """What a tool's input schema may cost (`max_schema_depth`, `_refs`, `_bytes`)."""
         return SchemaBounds(self.max_schema_depth, self.max_schema_refs, self.max_schema_bytes)
@@ -277,7 +296,7 @@ class Settings(BaseModel):
         names look secret, credentials in server URLs (see `mcpbridge._base.redaction`), and
         the values servers' tables took from the environment (`${NAME}`: see
         `mcpbridge._base.expansion.environment_secret`)."""
-        return frozenset(_secrets_in(self.servers))
+        return frozenset(secrets_in_servers(self.servers))
 
     def with_overrides(
         self,
@@ -311,16 +330,18 @@ def build_settings(data: Mapping[str, Any], source: str | None = None) -> Settin
     try:
         return Settings.model_validate({**data, "servers": servers, "source": source})
     except ValidationError as exc:
-        raise ConfigError(redact_text(_explain(exc, source), _secrets_in(servers))) from None
+        raise ConfigError(redact_text(_explain(exc, source), secrets_in_servers(servers))) from None
 
 
 def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
-    """Read `mcpbridge.toml` (default: in the working directory) or a `pyproject.toml`'s
-    `[tool.mcpbridge]` table, expand `${ENV}` references, and validate."""
-    file = Path(path) if path is not None else Path(DEFAULT_CONFIG_FILE)
+    """Read `mcpbridge.toml` or a `pyproject.toml`'s `[tool.mcpbridge]` table, expand `${ENV}`
+    references, and validate. Without `path`: `mcpbridge.toml` in the working directory,
+    else the `[tool.mcpbridge]` table of its `pyproject.toml`."""
+    file = Path(path) if path is not None else _default_file()
     if not file.is_file():
         raise ConfigError(
-            f"config file {str(file)!r} not found: create it (see docs/configuration.md) or pass --config PATH"
+            f"config file {str(file)!r} not found: create it, or a [tool.mcpbridge] table in pyproject.toml "
+            "(see docs/configuration.md), or pass --config PATH"
         )
     try:
         raw = tomllib.loads(file.read_text(encoding="utf-8"))
@@ -331,6 +352,20 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
         if raw is None:
             raise ConfigError(f"{file} has no [tool.mcpbridge] table")
     return build_settings(expand_env(raw, str(file)), str(file))
+
+
+def _default_file() -> Path:
+    """`mcpbridge.toml` if the working directory has one, else its `pyproject.toml` if that has
+    a `[tool.mcpbridge]` table."""
+    file, pyproject = Path(DEFAULT_CONFIG_FILE), Path("pyproject.toml")
+    ours = not file.is_file() and pyproject.is_file() and "[tool.mcpbridge" in pyproject.read_text(errors="replace")
+    return pyproject if ours else file
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """ " (did you mean `x`?)" for the choice closest to a misspelled `word`, else ""."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean `{close[0]}`?)" if close else ""
 
 
 def _imported(value: Any, key: str) -> Any:
@@ -346,38 +381,13 @@ def _imported(value: Any, key: str) -> Any:
         ) from None
 
 
-def _secrets_in(servers: Mapping[str, Any]) -> set[str]:
-    """Secret-looking strings of raw or dumped server tables (best effort: tables only)."""
-    found: set[str] = set()
-    for table in servers.values():
-        if isinstance(table, ServerConfig):
-            table = table.model_dump()
-        if not isinstance(table, Mapping):
-            continue
-        headers, env, url = table.get("headers"), table.get("env"), table.get("url")
-        if isinstance(headers, Mapping):
-            found.update(value for value in headers.values() if isinstance(value, str))
-        if isinstance(env, Mapping):
-            found.update(v for k, v in env.items() if isinstance(v, str) and SECRET_NAME.search(str(k)))
-        if isinstance(url, str) and redact_url(url) != url:
-            found.update(_url_secrets(url))
-        found.update(secrets_in_table(table))
-    return found
-
-
-def _url_secrets(url: str) -> list[str]:
-    try:
-        parts = urlsplit(url)
-        found = [parts.password] if parts.password else []
-        for text in (parts.query, parts.fragment):  # `;` separates too, as `redact_url` reads it
-            found += [value for name, value in parse_qsl(text.replace(";", "&")) if value and SECRET_NAME.search(name)]
-    except ValueError:
-        return []
-    return found
-
-
 def _explain(exc: ValidationError, source: str | None) -> str:
     where = f" in {source}" if source else ""
-    unknown = "unknown key (check its spelling against docs/configuration.md)"
-    lines = [f"  {key or '(top level)'}: {message}" for key, message in validation_problems(exc, unknown_key=unknown)]
+    lines = []
+    for error, (key, message) in zip(exc.errors(), validation_problems(exc), strict=True):
+        if error["type"] == "extra_forbidden":
+            keys = ServerConfig.model_fields if error["loc"][0] == "servers" else Settings.model_fields
+            hint = did_you_mean(str(error["loc"][-1]), (k for k in keys if k != "source"))
+            message = f"unknown key{hint or ' (check its spelling against docs/configuration.md)'}"
+        lines.append(f"  {key or '(top level)'}: {message}")
     return f"invalid mcpbridge configuration{where}:\n" + "\n".join(lines)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 from pydantic import BaseModel, ValidationError
 
-from mcpbridge._base.config import ServerConfig, Settings
+from mcpbridge._base.config import ServerConfig, Settings, did_you_mean
 from mcpbridge._base.errors import ConfigError, PluginError, validation_problems
 from mcpbridge._base.lazy import env_flag, tracing
 from mcpbridge._base.protocol import CALLBACKS, Capability
@@ -44,6 +44,12 @@ INSTALLED = "*"
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
+PUBLISHED = frozenset(
+    {"approval", "cache", "catalogue", "claims", "elicitation", "events", "headers", "otel", "pins", "retry"}
+    | {"roots", "sampling", "tasks"}
+)
+"""The plugins this project publishes as `mcpbridge-<name>` (its plugins/ folder), for the
+install hint of a name that is not installed: nothing else reads it, and none is imported."""
 
 
 class PluginHost:
@@ -93,7 +99,7 @@ class PluginHost:
                 self.given.add(_object_name(item))
                 self._register(item, _object_name(item), None)
             elif item not in available and item != INSTALLED:
-                raise PluginError(f"unknown plugin {item!r}; installed plugins: {_names(available)}")
+                raise PluginError(self._unknown(item, "in MCPBridge(plugins=...)"))
             elif item in available and not (item in self.infos and self.infos[item].enabled):
                 self._load(available[item], strict=True)
         for name, ep in available.items():
@@ -171,17 +177,24 @@ class PluginHost:
             ) from None
 
     def _check_names(self, given: Iterable[str]) -> None:
-        conf, source = self.settings.plugins, self.settings.source
+        conf = self.settings.plugins
+        where = f" ({self.settings.source})" if self.settings.source else ""
         known = set(self._available) | set(given) | {DIRECT}
-        installed = f"installed plugins: {_names(self._available)}"
         for key, names in (("enabled", conf.enabled or []), ("disabled", conf.disabled), ("order", conf.order)):
             for name in names:
                 if name not in known:
-                    where = f" ({source})" if source else ""
-                    raise ConfigError(f"unknown plugin {name!r} in [plugins] {key}{where}; {installed}")
+                    raise ConfigError(self._unknown(name, f"in [plugins] {key}{where}", known))
         for name in conf.sections:
             if name not in known:
-                raise ConfigError(f"[plugins.{name}] configures a plugin that is not installed; {installed}")
+                raise ConfigError(self._unknown(name, f"configured by [plugins.{name}]{where}", known))
+
+    def _unknown(self, name: str, where: str, known: Iterable[str] = ()) -> str:
+        """Why `name` is no plugin here: the closest known name, our distribution of that
+        name to install, and the installed plugins."""
+        hint = did_you_mean(name, {*self._available, *known} - {DIRECT})
+        if not hint and name in PUBLISHED:
+            hint = f" (not installed: `pip install mcpbridge-{name}`)"
+        return f"unknown plugin {name!r} {where}{hint}; installed plugins: {_names(self._available)}"
 
     def _ordered(self) -> list[str]:
         declared = {name: info.declared for name, info in self.infos.items() if info.declared is not None}

@@ -32,9 +32,11 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
+from mcpbridge._base.config import ServerConfig
 from mcpbridge._base.errors import ServerRequestError, describe, error_text, root_cause
 from mcpbridge._base.pipeline import error_result
 from mcpbridge._base.protocol import METHODS, Capability
+from mcpbridge._base.redaction import redact_url
 from mcpbridge._base.tool_errors import AuthenticationError, ServerConnectionError, ToolTimeoutError
 from mcpbridge._session.transports import HTTPRefusal, OpenedSession
 
@@ -174,11 +176,35 @@ class Translator:
             return ServerConnectionError(self.server, "connecting was cancelled", sent=False)
         if isinstance(root_cause(exc), OAuthFlowError):
             return AuthenticationError(self.server, f"its `auth` flow failed: {describe(exc)}: check `auth`")
-        if (refusal := _refusal(exc, opened)) is not None:
-            if refusal.status in CREDENTIALS:
-                return self._refused(refusal)
+        refusal = _refusal(exc, opened) or (opened.refused if opened.refused and opened.refused.status == 404 else None)
+        if refusal is not None and refusal.status in CREDENTIALS:
+            return self._refused(refusal)
+        if (unreached := self._unreached(root_cause(exc), refusal, opened.config)) is not None:
+            return ServerConnectionError(self.server, unreached, sent=False)
+        if refusal is not None:
             return ServerConnectionError(self.server, str(refusal), sent=False)
         return ServerConnectionError(self.server, opened.end_reason() if _is_transport_end(exc) else exc, sent=False)
+
+    def _unreached(self, exc: BaseException, refusal: HTTPRefusal | None, config: ServerConfig | None) -> str | None:
+        """Why the server's own keys reach nothing, naming the key to fix: a stdio `command`
+        that is no program here, a `url` nothing answers at, or whose path the server does not serve."""
+        key = f"servers.{self.server}"
+        if config is not None and config.command is not None and isinstance(exc, FileNotFoundError | PermissionError):
+            if config.cwd is not None and exc.filename == config.cwd:
+                return f"`{key}.cwd`: no such directory {config.cwd!r}"
+            problem = "no such program" if isinstance(exc, FileNotFoundError) else "not allowed to run"
+            return f"`{key}.command`: {problem} {config.command!r} (check the name and PATH, or give its full path)"
+        if config is None or config.url is None:
+            return None
+        url = redact_url(config.url)
+        if refusal is not None and refusal.status == 404:
+            return (
+                f"{url} answered {refusal}: check the path of `{key}.url` (servers usually serve streamable "
+                "HTTP at `/mcp`, SSE at `/sse`)"
+            )
+        if isinstance(exc, httpx2.ConnectError):
+            return f"nothing answers at {url} ({describe(exc)}): check that the server runs, and `{key}.url`"
+        return None
 
     def _refused(self, refusal: HTTPRefusal, tool: str | None = None) -> AuthenticationError:
         fix = f"check `headers.Authorization` / `auth` for server {self.server!r}"

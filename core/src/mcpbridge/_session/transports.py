@@ -72,6 +72,8 @@ class OpenedSession:
 
     server = ""
     """The server's name (set by `open_transport`)."""
+    config: ServerConfig | None = None
+    """The server's config (set by `open_transport`): an error opening it names its keys."""
 
     def __init__(self) -> None:
         self.ended = asyncio.Event()
@@ -116,7 +118,7 @@ async def open_transport(
     max_result_bytes: int | None = None,
 ) -> Any:
     """The `Client` target for `config`; stream transports are watched through `opened`."""
-    opened.server = name
+    opened.server, opened.config = name, config
     if config.transport == "stdio":
         assert config.command is not None
         stdio = StdioTransport(
