@@ -1,12 +1,13 @@
 """A stdio MCP server that is slow to start: it writes its process id to the file named by its
-first argument, then never answers (tests interrupt the command waiting for it)."""
+first argument, then reads its stdin without ever answering, until the client closes it (tests
+stop the command waiting for it)."""
 
 from __future__ import annotations
 
+import os
 import sys
-import time
 from pathlib import Path
 
 if __name__ == "__main__":
-    Path(sys.argv[1]).write_text(str(__import__("os").getpid()))
-    time.sleep(3600)
+    Path(sys.argv[1]).write_text(str(os.getpid()))
+    sys.stdin.buffer.read()

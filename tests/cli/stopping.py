@@ -51,7 +51,7 @@ class Running:
     def wait_for(self, text: str) -> str:
         """Wait until the command has printed `text`; all it printed so far."""
         with self._changed:
-            if not self._changed.wait_for(lambda: text in self.output or self.process.poll() is not None, WAIT):
+            if not self._changed.wait_for(lambda: text in self.output or self.ended, WAIT):
                 raise AssertionError(f"{text!r} not printed within {WAIT} s; printed: {self.output!r}")
             assert text in self.output, f"the command ended without printing {text!r}: {self.output!r}"
             return self.output

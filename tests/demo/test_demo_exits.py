@@ -70,3 +70,16 @@ def test_a_missing_model_integration_is_one_line_naming_the_pip_command() -> Non
     out = running.wait_for("pip install langchain-openai")
     assert len(out.splitlines()) == 1, out
     assert out.startswith("mcpbridge: error: --model openai:gpt-x: ")
+
+
+def test_demo_http_on_a_port_in_use_is_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        running = Running(MCPBRIDGE, "demo", "--http", str(port))
+        assert running.process.wait(60) == 1
+        out = running.wait_for("choose another --http PORT")
+    assert out.splitlines() == [
+        f"mcpbridge: error: cannot serve on 127.0.0.1:{port}: Address already in use; choose another --http PORT"
+    ]

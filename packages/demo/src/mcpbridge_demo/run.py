@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import socket
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -55,9 +56,11 @@ def run_demo(*, yes: bool = False, model: str | None = None, ui: bool = False, h
 async def _serve(port: int) -> int:
     """The sample servers over streamable HTTP on 127.0.0.1:`port`, until stopped."""
     try:
-        served = serve_http(servers.http_app(), port or None)  # 0: any free port
-    except (RuntimeError, OSError) as exc:
-        raise ConfigError(f"cannot serve on 127.0.0.1:{port} ({exc}): choose another port with --http") from None
+        with socket.socket() as probe:  # a port in use is this one line, not the server's log
+            probe.bind(("127.0.0.1", port))
+    except OSError as exc:
+        raise ConfigError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}; choose another --http PORT") from None
+    served = serve_http(servers.http_app(), port or None)  # 0: any free port
     try:
         urls = {name: f"{served.base_url}/{name}/mcp" for name in servers.SERVERS}
         print(f"mcpbridge demo: the sample servers over streamable HTTP on {served.base_url} (Ctrl-C to stop)")
