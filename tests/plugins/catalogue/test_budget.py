@@ -11,6 +11,7 @@ import mcpbridge_catalogue
 import pytest
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from mcpbridge_catalogue import fixes
 from mcpbridge_catalogue.search import Index
 
 from mcpbridge import ConfigError, MCPBridge, Settings, ToolSelector
@@ -98,7 +99,6 @@ async def test_within_the_budget_every_tool_is_given_in_order_and_unchanged_tool
 
 
 async def test_a_provider_gets_fitted_schemas_the_same_dicts_each_call_and_the_server_still_checks() -> None:
-    fixes = pytest.importorskip("mcpbridge_catalogue.fixes")
     async with MCPBridge({"s": {"server": changing.build()}}, plugins=[mcpbridge_catalogue]) as bridge:
         recorder = Recorder()
         turns = [tool_call_turn(("echo", {"text": 3}))]
@@ -143,7 +143,6 @@ async def test_a_servers_own_find_tools_runs_while_the_catalogue_fits() -> None:
 
 
 async def test_a_schema_the_fixes_cannot_fit_is_given_as_listed(monkeypatch: pytest.MonkeyPatch) -> None:
-    fixes = pytest.importorskip("mcpbridge_catalogue.fixes")
 
     def unforeseen(schema: dict[str, Any], provider: str) -> dict[str, Any]:
         raise ValueError("a schema nobody foresaw")

@@ -6,22 +6,22 @@ byte-identical; within a token budget, the always-on tools, `find_tools` and wha
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import logging
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from mcpbridge import MCPBridge, MCPTool, ToolSelector, selected
-from mcpbridge_catalogue import Listings
+from mcpbridge_catalogue import Listings, fixes
+from mcpbridge_catalogue.fixes import Provider
 from mcpbridge_catalogue.search import Index
-from mcpbridge_catalogue.settings import CatalogueSettings, ProviderName
+from mcpbridge_catalogue.settings import CatalogueSettings
 
 logger = logging.getLogger("mcpbridge.catalogue")
 
@@ -60,19 +60,11 @@ FIND_TOOL = StructuredTool.from_function(
 )
 
 
-def fitter(provider: ProviderName | None) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
-    """`mcpbridge_catalogue.fixes.fitted_schema` for `provider` (None: no provider set, or no
-    fixes module in this install)."""
+def fitter(provider: Provider | None) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """`fixes.fitted_schema` for `provider` (None: no provider set)."""
     if provider is None:
         return None
-    try:
-        fixes = importlib.import_module("mcpbridge_catalogue.fixes")
-    except ModuleNotFoundError as exc:
-        if exc.name != "mcpbridge_catalogue.fixes":
-            raise
-        return None
-    fit = cast(Callable[[dict[str, Any], str], dict[str, Any]], fixes.fitted_schema)
-    return lambda schema: fit(schema, provider)
+    return lambda schema: fixes.fitted_schema(schema, provider)
 
 
 def shown(tool: BaseTool, fit: Callable[[dict[str, Any]], dict[str, Any]] | None) -> tuple[Shown, int]:

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 from mcpbridge import ConfigError, MCPBridge, PluginError, ToolSelector, validation_problems
 from mcpbridge_catalogue import LISTINGS
 from mcpbridge_catalogue.catalogue import FIND_TOOLS, Catalogue, Listing
-from mcpbridge_catalogue.settings import CatalogueSettings, ProviderName
+from mcpbridge_catalogue.fixes import Provider
+from mcpbridge_catalogue.settings import CatalogueSettings
 
 FOUND: Final = "catalogue_found"
 MAX_FOUND: Final = 100
@@ -54,7 +55,7 @@ class LiveCatalogue(AgentMiddleware[CatalogueState, Any, Any]):
         servers: Sequence[str] | None = None,
         max_catalog_tokens: int | None = None,
         always_on: Sequence[ToolSelector] | None = None,
-        provider: ProviderName | None = None,
+        provider: Provider | None = None,
         find_limit: int | None = None,
     ) -> None:
         super().__init__()

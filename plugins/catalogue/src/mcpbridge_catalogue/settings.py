@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcpbridge import ToolSelector
-
-ProviderName = Literal["openai", "anthropic", "gemini"]
+from mcpbridge_catalogue.fixes import Provider
 
 
 class CatalogueSettings(BaseModel):
@@ -20,7 +17,7 @@ class CatalogueSettings(BaseModel):
     given to the model may take; past it the model gets `always_on` and `find_tools`. 0: no cap."""
     always_on: tuple[ToolSelector, ...] = ()
     """Tools always given to the model, within the budget or not."""
-    provider: ProviderName | None = None
+    provider: Provider | None = None
     """Fit each tool's schema to what this provider accepts (only what the model is given)."""
     find_limit: int = Field(default=5, ge=1, le=50)
     """How many tools one `find_tools` call returns and binds at most."""
