@@ -33,7 +33,7 @@ from mcpbridge._base.tool_errors import ServerConnectionError, ToolCallError
 from mcpbridge._compat import answer_from_now_on
 from mcpbridge._session.in_flight import InFlight, wanted_level
 from mcpbridge._session.listing import Listing
-from mcpbridge._session.sendable import sendable_answers, unsendable
+from mcpbridge._session.sendable import check_sendable, sendable_answers
 from mcpbridge._session.task_requests import run_as_task, task_only
 from mcpbridge._session.translate import Translator
 from mcpbridge._session.transports import OpenedSession, call_headers, open_transport
@@ -174,8 +174,7 @@ class Connection:
     def _check_sendable(self, request: ToolCallRequest) -> None:
         """Refuse, before the shared transport sees it, what would break it for every caller,
         whichever interceptor put it there."""
-        if (refused := unsendable(request, self.max_argument_bytes)) is not None:
-            raise refused
+        check_sendable(request, self.max_argument_bytes)
         if request.headers:
             if self.config.url is None:
                 raise ConfigError(
@@ -246,11 +245,8 @@ class Connection:
         """Drop the broken session behind `opened`; `stalled` says why when its transport is still
         open but the server stopped taking what we send (it is then ended without a grace)."""
         if self._open is opened:
-            logger.warning(
-                "mcpbridge: connection to server %r broke%s; the next call reconnects",
-                self.name,
-                f" ({stalled})" if stalled else "",
-            )
+            why = f" ({stalled})" if stalled else ""
+            logger.warning("mcpbridge: connection to server %r broke%s; the next call reconnects", self.name, why)
             opened.broke = True
             if stalled:
                 opened.broke_because = stalled

@@ -225,10 +225,5 @@ def log_to_python(server_name: str, params: LoggingMessageNotificationParams) ->
     target = server_logger(server_name)
     if target.isEnabledFor(level):
         source = f"[{log_text(params.logger)}] " if params.logger else ""
-        target.log(
-            level,
-            "%s%s",
-            source,
-            log_text(params.data),
-            extra={"server_name": server_name, "mcp_level": params.level, "mcp_logger": params.logger},
-        )
+        extra = {"server_name": server_name, "mcp_level": params.level, "mcp_logger": params.logger}
+        target.log(level, "%s%s", source, log_text(params.data), extra=extra)

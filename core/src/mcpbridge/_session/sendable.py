@@ -107,11 +107,11 @@ def refusal(request: ToolCallRequest, what: str, problem: str) -> InvalidToolArg
     )
 
 
-def unsendable(request: ToolCallRequest, limit: int | None) -> InvalidToolArguments | None:
-    """The error refusing `request` when part of what it sends cannot be sent: its arguments
-    (unless they are the very ones checked before the chain), its answers to the server's
-    questions (both within `limit` bytes), the state and task id it echoes, its `_meta`; else
-    None. Raised before the shared transport sees it, whichever interceptor put it there."""
+def check_sendable(request: ToolCallRequest, limit: int | None) -> None:
+    """Raise `InvalidToolArguments` when part of what `request` sends cannot be sent: its
+    arguments (unless they are the very ones checked before the chain), its answers to the
+    server's questions (both within `limit` bytes), the state and task id it echoes, its
+    `_meta`. Called before the shared transport sees it, whichever interceptor put it there."""
     parts: tuple[tuple[str, Any, int | None, bool], ...] = (
         ("arguments", request.args is not request._sendable_args and request.args, limit, True),
         ("answers", request.input_responses and _plain(request.input_responses), limit, True),
@@ -121,8 +121,7 @@ def unsendable(request: ToolCallRequest, limit: int | None) -> InvalidToolArgume
     )
     for what, value, within, nesting in parts:
         if value and (problem := wire_problems(value, within, nesting=nesting)):
-            return refusal(request, what, problem)
-    return None
+            raise refusal(request, what, problem)
 
 
 def sendable_answers(callback: Callable[..., Awaitable[Any]], server: str, limit: int | None) -> Callable[..., Any]:

@@ -64,11 +64,8 @@ async def run_as_task(
         return connection.request(what, run, headers=request.headers)
 
     def get(task_id: str) -> Awaitable[types.GetTaskResult]:
-        return send(
-            f"tasks/get {task_id}",
-            types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id)),
-            types.GetTaskResult,
-        )
+        asked = types.GetTaskRequest(params=types.GetTaskRequestParams(task_id=task_id))
+        return send(f"tasks/get {task_id}", asked, types.GetTaskResult)
 
     def handle(created: types.Task) -> TaskHandle:
         task_id = created.task_id
@@ -97,12 +94,8 @@ async def run_as_task(
         against `CallToolResult` only (mcp 2.3 has no client for 2025-11-25 tasks), so this one
         request is sent raw with the same stamping (`send_raw_request`); its answer is parsed
         here, and the server's error result stays an error result."""
-        params = types.CallToolRequestParams(
-            name=request.name,
-            arguments=request.args,
-            task=task,
-            _meta=cast(types.RequestParamsMeta | None, request.meta),
-        )
+        meta = cast(types.RequestParamsMeta | None, request.meta)
+        params = types.CallToolRequestParams(name=request.name, arguments=request.args, task=task, _meta=meta)
         data = types.CallToolRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
         raw = await send_raw_request(session, data, {"timeout": limit, "on_progress": progress})
         return (types.CreateTaskResult if "task" in raw else types.CallToolResult).model_validate(raw, by_name=False)

@@ -13,7 +13,7 @@ arguments pass the same checks, written here once, before any session sees them:
 A call that fails is refused with `InvalidToolArguments` naming the problem (its text cut
 and cleared of known secrets, as every error's); the server is not called. What an
 interceptor puts in their place (an approval edit, an answer to the server's question) is
-checked again just before it is sent (`wire.unsendable`).
+checked again just before it is sent (`sendable.check_sendable`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from mcp.types import Tool
 
 from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
 from mcpbridge._base.pipeline import ToolCallRequest, checked_before_chain
-from mcpbridge._session.sendable import refusal, unsendable, wire_problems
+from mcpbridge._session.sendable import check_sendable, refusal, wire_problems
 from mcpbridge._tools.schemas import ToolSchema, listed_schema
 
 
@@ -96,5 +96,4 @@ class ArgumentChecks:
     def sendable(self, request: ToolCallRequest) -> None:
         """Raise `InvalidToolArguments` when what `request` sends cannot travel (arguments an
         interceptor replaced, answers, `_meta`), before the session sees it."""
-        if (refused := unsendable(request, self.max_argument_bytes)) is not None:
-            raise refused
+        check_sendable(request, self.max_argument_bytes)

@@ -198,14 +198,11 @@ def server_schema_validator(
         f"$ref {shown(uri)} names another document, never fetched: it counts as {{}}" for uri in dict.fromkeys(fetched)
     ]
     if notes and (server is not None or tool is not None):
-        logger.warning(
-            "mcpbridge: the %s schema of tool %r on server %r: %s; %s",
-            kind,
-            tool,
-            server,
-            "; ".join(notes),
-            "the server still checks its own input" if kind == "input" else "results are validated without those parts",
+        then = (
+            "the server still checks its own input" if kind == "input" else "results are validated without those parts"
         )
+        why = "; ".join(notes)
+        logger.warning("mcpbridge: the %s schema of tool %r on server %r: %s; %s", kind, tool, server, why, then)
     return compiled
 
 
