@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,6 +36,7 @@ class Running:
         )
         if terminal:
             os.close(stdin)
+        weakref.finalize(self, _end, self.process)  # a failed test leaves nothing running
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -68,6 +70,12 @@ class Running:
             after = self.output[before:]
         self.left = [pid for pid in children if alive(pid)]
         return status, after
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def child_processes(pid: int) -> list[int]:

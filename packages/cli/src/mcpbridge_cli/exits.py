@@ -64,7 +64,8 @@ def run_command(command: Callable[[], int | None], prog: str = "mcpbridge") -> i
     finally:
         if watching:
             for number, handler in previous.items():
-                signal.signal(number, handler)
+                if handler is not None:  # None: set outside Python, left as it is
+                    signal.signal(number, handler)
     if not (interrupted or _received):
         return status
     stopped_by = _received[0] if _received else signal.SIGINT
