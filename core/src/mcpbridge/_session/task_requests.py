@@ -35,10 +35,7 @@ class TaskSender(Protocol):
     ) -> Awaitable[T]: ...
 
     def request(
-        self,
-        what: str | None,
-        send: Callable[[ClientSession], Awaitable[T]],
-        headers: Mapping[str, str] | None = None,
+        self, what: str | None, send: Callable[[ClientSession], Awaitable[T]], headers: Mapping[str, str] | None = None
     ) -> Awaitable[T]: ...
 
     async def output_problem(self, request: ToolCallRequest, result: types.CallToolResult) -> str | None: ...
