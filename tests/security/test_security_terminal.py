@@ -136,7 +136,7 @@ def test_call_shows_a_result_escaped_with_its_lines(config: Path, capsys: pytest
     assert code == 0
     assert_escaped(output)
     assert "  sunny \\x1b[2J" in output
-    assert "\\rall good\nline two\ttabbed" in output  # a result's own lines and tabs stay
+    assert "\\rall good\n  line two\ttabbed" in output  # a result's own lines (indented as a block) and tabs stay
     code, output = printed(capsys, "call", "evil", f"forecast{CLEAR}", "--config", str(config))
     assert code == 1
     assert_escaped(output)
@@ -165,9 +165,12 @@ def test_json_output_stays_valid_with_everything_escaped(config: Path, capsys: p
         assert_escaped(output)
         texts = "".join(strings(json.loads(output)))  # valid JSON, the server's text intact
         assert CLEAR in texts or CLIPBOARD in texts
-    code, output = printed(capsys, "call", "evil", "plain", "--config", str(config))
+    code, output = printed(capsys, "call", "evil", "plain", "--artifact", "--config", str(config))
     assert_escaped(output)
     json.loads(output.split("artifact:\n", 1)[1])
+    code, output = printed(capsys, "call", "evil", "plain", "--json", "--config", str(config))
+    assert_escaped(output)
+    assert CLEAR in "".join(strings(json.loads(output)))
 
 
 def test_read_writes_exact_contents_only_away_from_a_terminal(
