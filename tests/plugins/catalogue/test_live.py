@@ -15,7 +15,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from mcpbridge import MCPBridge, Settings
-from mcpbridge.testing import SessionProbe, serving, tool_call_turn
+from mcpbridge.testing import SessionProbe, serve_http, serving, tool_call_turn
 from tests.helpers import stdio_config
 from tests.plugins.catalogue import changing
 from tests.plugins.catalogue.catalogue_support import CONFIG, Recorder, live_agent, text, tool_messages
@@ -112,6 +112,35 @@ async def test_the_bridge_needs_the_catalogue_plugin() -> None:
     async with MCPBridge({"s": {"server": changing.build()}}, plugins=[]) as bridge:
         with pytest.raises(Exception, match="LiveCatalogue needs the catalogue plugin in its bridge"):
             mcpbridge_catalogue.LiveCatalogue(bridge)
+
+
+async def test_a_server_gone_before_the_relisting_leaves_the_last_listing_and_the_run_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    served = serve_http(changing.build())
+    try:
+        config = {"url": served.url, "mode": "modern", "handle_transport_errors": True}  # a dead server: an answer
+        async with MCPBridge({"s": config}, plugins=[mcpbridge_catalogue]) as bridge:
+            probe = SessionProbe(bridge, "s")
+
+            async def announced_then_gone() -> bool:
+                if not probe.tools_changed:
+                    return False
+                served.stop()
+                await probe.close()  # the next listing must reach the server again, and cannot
+                return True
+
+            recorder = Recorder({"add": announced_then_gone})
+            turns = [tool_call_turn(("add", {})), tool_call_turn(("echo", {"text": "hi"})), AIMessage("Done.")]
+            result = await live_agent(bridge, turns, recorder).ainvoke({"messages": [("user", "go")]}, CONFIG)
+    finally:
+        served.stop()
+    assert recorder.names(1) == recorder.names(0)
+    assert tool_messages(result)["echo"].status == "error"
+    assert result["messages"][-1].content == "Done."
+    assert "tool catalogue keeps its last listing for now: ServerConnectionError: MCP server 's' is unreachable" in (
+        caplog.text
+    )
 
 
 def test_a_sync_agent_sees_the_change_too() -> None:

@@ -17,7 +17,7 @@ from typing import Any, Final
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from mcpbridge import MCPBridge, MCPTool, ToolSelector, selected
+from mcpbridge import MCPBridge, MCPBridgeError, MCPTool, ToolSelector, describe, selected
 from mcpbridge_catalogue import Listings, fixes
 from mcpbridge_catalogue.fixes import Provider
 from mcpbridge_catalogue.search import Index
@@ -133,32 +133,51 @@ class Catalogue:
         self._gone: dict[str, MCPTool] = {}
         self._announced: list[Callable[[], bool]] = []
         self._seen = -1
-        self._due = 0.0
+        self._due = self._retry_at = 0.0
         self._started = self._installed = 0
         """Listings begun and the latest installed: one begun earlier never replaces a later one."""
         self.listing = Listing([], ())
 
     def _fresh(self) -> bool:
-        """Nothing listed since, no change announced, and the last listing is recent: a few
-        reads, as this runs before every model call."""
-        return (
+        """Nothing listed since, no change announced, and the last listing is recent (or the
+        last try failed a moment ago): a few reads, as this runs before every model call."""
+        now = time.monotonic()
+        return now < self._retry_at or (
             self._seen == self._listings.count
-            and time.monotonic() < self._due
+            and now < self._due
             and not any(announced() for announced in self._announced)
         )
 
     async def current(self) -> Listing:
         """The bridge's tools as of now (listed again through the bridge when they may have changed)."""
         if not self._fresh():  # two calls may list at once: both get the bridge's one listing
-            for _ in self._absorb(await self._bridge.list_tools(servers=self._servers)):
+            try:
+                tools = await self._bridge.list_tools(servers=self._servers)
+            except MCPBridgeError as exc:
+                return self._unlisted(exc)
+            for _ in self._absorb(tools):
                 await asyncio.sleep(0)  # thousands of new tools: let the loop breathe
         return self.listing
 
     def current_sync(self) -> Listing:
         """`current()` for a sync agent (the bridge opened with `with MCPBridge(...)`)."""
         if not self._fresh():
-            for _ in self._absorb(self._bridge.list_tools_sync(servers=self._servers)):
+            try:
+                tools = self._bridge.list_tools_sync(servers=self._servers)
+            except MCPBridgeError as exc:
+                return self._unlisted(exc)
+            for _ in self._absorb(tools):
                 pass
+        return self.listing
+
+    def _unlisted(self, exc: MCPBridgeError) -> Listing:
+        """The last listing, when listing again failed (a server went away): a model call goes
+        on with it (a call to that server's tools fails as such calls do), and the bridge is
+        asked again after `RECHECK_S`. With no listing yet, the error is the model call's."""
+        if not self.listing.entries:
+            raise exc
+        logger.warning("mcpbridge: the tool catalogue keeps its last listing for now: %s", describe(exc))
+        self._retry_at = time.monotonic() + RECHECK_S
         return self.listing
 
     def tool(self, listing: Listing, name: str) -> MCPTool | None:
