@@ -13,7 +13,6 @@ malformed result, in the SDK's words), so nothing downstream changes but the tim
 from __future__ import annotations
 
 import contextlib
-import logging
 import time
 import weakref
 from typing import Any, cast
@@ -25,10 +24,7 @@ from mcp.types import REQUEST_TIMEOUT, CallToolResult, Tool
 from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds, Settings
 from mcpbridge._base.tool_errors import ToolTimeoutError
 from mcpbridge._compat import leave_output_checks_to_the_bridge, own_time_limit
-from mcpbridge._tools.schema_cost import SchemaOverBound
-from mcpbridge._tools.schemas import ToolSchema
-
-logger = logging.getLogger(__name__)
+from mcpbridge._tools.schemas import ToolSchema, listed_schema
 
 DEFAULT_TIMEOUT: float = Settings.model_fields["timeout"].default
 """Seconds a tool call on a session you opened may take when neither the call nor the session
@@ -60,16 +56,8 @@ class OutputChecks:
         held = self._schemas.get(name)
         if held is not None and held[0] is schema:
             return held[1]
-        try:
-            checks: ToolSchema | None = ToolSchema(schema, self._bounds, server=self._server, tool=name, kind="output")
-        except SchemaOverBound as over:
-            logger.warning(
-                "mcpbridge: results of tool %r of server %r are not checked against its output schema: it %s",
-                name,
-                self._server,
-                over.on_own_session() if self._own_session else over,
-            )
-            checks = None
+        own = self._own_session
+        checks = listed_schema(schema, self._bounds, server=self._server, tool=name, own_session=own, kind="output")
         self._schemas[name] = (schema, checks)
         return checks
 

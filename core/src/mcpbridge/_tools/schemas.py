@@ -240,17 +240,29 @@ def _without_refs(node: Any, where: frozenset[int]) -> Any:
     return node
 
 
+_OVER_BOUNDS = {
+    "input": "mcpbridge: leaving out tool %r of server %r: its input schema %s",
+    "output": "mcpbridge: results of tool %r of server %r are not checked against its output schema: it %s",
+}
+"""The warning when a listed tool's schema costs more than its bounds, by the schema's kind."""
+
+
 def listed_schema(
-    schema: dict[str, Any], bounds: SchemaBounds, *, server: str, tool: str, own_session: bool = False
+    schema: dict[str, Any],
+    bounds: SchemaBounds,
+    *,
+    server: str,
+    tool: str,
+    own_session: bool = False,
+    kind: str = "input",
 ) -> ToolSchema | None:
-    """The `ToolSchema` of a listed tool's input schema; None, with one warning, when the
-    schema costs more than `bounds` and the tool is left out (`own_session`: of a session the
-    user opened, whose way out is not a setting of its own)."""
+    """The `ToolSchema` of a listed tool's input (or output) schema; None, with one warning,
+    when the schema costs more than `bounds`: the tool is left out (its results are not
+    checked). `own_session`: of a session the user opened, whose way out is not a setting."""
     try:
-        return ToolSchema(schema, bounds, server=server, tool=tool)
+        return ToolSchema(schema, bounds, server=server, tool=tool, kind=kind)
     except SchemaOverBound as over:
-        why = over.on_own_session() if own_session else str(over)
-        logger.warning("mcpbridge: leaving out tool %r of server %r: its input schema %s", tool, server, why)
+        logger.warning(_OVER_BOUNDS[kind], tool, server, over.on_own_session() if own_session else over)
         return None
 
 
