@@ -106,10 +106,8 @@ class InFlight:
             yield progress
         finally:
             sending.reset(token)
-            if asked is not None:
-                kinds = set(self._asked.pop(key)) | set(self.asked - asked)
-                if kinds:
-                    request.notify("server.asked", kinds=sorted(kinds))
+            if asked is not None and (kinds := set(self._asked.pop(key)) | set(self.asked - asked)):
+                request.notify("server.asked", kinds=sorted(kinds))
             del self._calls[key]
             if task_id is not None and self._tasks.get(task_id) is key:
                 del self._tasks[task_id]
