@@ -131,14 +131,12 @@ def sendable_answers(callback: Callable[..., Awaitable[Any]], server: str, limit
 
     async def answer(*args: Any, **kwargs: Any) -> Any:
         reply = await callback(*args, **kwargs)
-        if isinstance(reply, BaseModel) and not isinstance(reply, ErrorData):
-            problem = wire_problems(_plain(reply), limit, nesting=True)
-            if problem is not None:
-                logger.warning("mcpbridge: the answer to a request of server %r cannot be sent: %s", server, problem)
-                return ErrorData(
-                    code=INTERNAL_ERROR, message=f"mcpbridge: the client's answer cannot be sent: {problem}"
-                )
-        return reply
+        if not isinstance(reply, BaseModel) or isinstance(reply, ErrorData):
+            return reply
+        if (problem := wire_problems(_plain(reply), limit, nesting=True)) is None:
+            return reply
+        logger.warning("mcpbridge: the answer to a request of server %r cannot be sent: %s", server, problem)
+        return ErrorData(code=INTERNAL_ERROR, message=f"mcpbridge: the client's answer cannot be sent: {problem}")
 
     return answer
 

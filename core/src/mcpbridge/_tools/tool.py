@@ -157,7 +157,10 @@ class MCPTool(BaseTool):
         tool_call_id: str | None = None,
         **kwargs: Any,
     ) -> Any:
-        arguments = _as_arguments(tool_input, self.name)
+        if not isinstance(tool_input, dict):
+            kind = type(tool_input).__name__
+            raise InvalidToolArguments(f"MCP tool {self.name!r} takes a dict of arguments, not {kind}")
+        arguments = dict(tool_input)
         runtime = arguments.pop("runtime", None)
         verbose = self.verbose or bool(verbose)
         manager = None
@@ -310,9 +313,3 @@ def _asked_for(result: InputRequiredResult) -> Capability:
     """What a round nobody answered asks of the client: a person first, then a model, then roots."""
     asked = {capability_of(item) for item in (result.input_requests or {}).values()}
     return next((kind for kind in get_args(Capability) if kind in asked), "elicitation")
-
-
-def _as_arguments(tool_input: str | dict[str, Any], name: str) -> dict[str, Any]:
-    if isinstance(tool_input, dict):
-        return dict(tool_input)
-    raise InvalidToolArguments(f"MCP tool {name!r} takes a dict of arguments, not {type(tool_input).__name__}")
