@@ -23,7 +23,6 @@ from langchain_core.messages import ToolMessage
 from langchain_core.runnables.config import patch_config, set_config_context, var_child_runnable_config
 from langchain_core.runnables.utils import coro_with_context
 from langchain_core.tools import BaseTool, ToolException
-from langgraph.prebuilt import ToolRuntime
 from mcp.types import CallToolResult, InputRequiredResult, Tool
 from pydantic import PrivateAttr
 
@@ -136,9 +135,10 @@ class MCPTool(BaseTool):
         for this tool (see `MCPBridge.chain` for every layer), then `"claiming"`."""
         return self.binding.chain
 
-    async def coroutine(self, runtime: ToolRuntime, **arguments: Any) -> Any:
+    async def coroutine(self, runtime: Any, **arguments: Any) -> Any:
         """Declares the `runtime` parameter LangGraph's ToolNode injects (it reads this
-        signature); calls go through `arun`."""
+        signature, and injects by that name: typed `Any`, importing the module does not import
+        langgraph.prebuilt); calls go through `arun`."""
         return await self.ainvoke({**arguments, "runtime": runtime})
 
     async def arun(
