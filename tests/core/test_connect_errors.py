@@ -69,3 +69,10 @@ async def test_a_path_the_server_does_not_serve_says_to_check_the_path(served: t
     assert f"{base}/wrong answered HTTP 404 Not Found" in said
     assert "check the path of `servers.s.url`" in said
     assert "`/mcp`" in said
+
+
+async def test_the_url_it_names_keeps_a_secret_out(free_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCPBRIDGE_TEST_PATH_KEY", "sk-path-secret-0123456789")
+    said = await refusal({"url": free_url.replace("/mcp", "/${MCPBRIDGE_TEST_PATH_KEY}/mcp")})
+    assert f"nothing answers at {free_url.replace('/mcp', '/***/mcp')}" in said
+    assert "sk-path-secret" not in said
