@@ -71,7 +71,9 @@ def test_a_plugin_of_this_project_that_is_not_installed_says_how_to_install_it(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("sys.path", [str(tmp_path)])  # no distribution is found: none is installed
-    with pytest.raises(PluginError, match=rf"\(not installed: `pip install mcpbridge-{name}`\)"):
+    with pytest.raises(
+        PluginError, match=rf"\(not installed: if it is a published plugin, `pip install mcpbridge-{name}`\)"
+    ):
         MCPBridge({}, plugins=[name])
 
 
@@ -80,12 +82,12 @@ def test_a_plugin_name_not_installed_is_named_in_the_file(tmp_path: Path, monkey
     file = write(tmp_path / "mcpbridge.toml", '[plugins]\nenabled = ["approval"]\n')
     with pytest.raises(ConfigError) as raised:
         MCPBridge.from_config(file)
-    assert (
-        f"unknown plugin 'approval' in [plugins] enabled ({file}) (not installed: `pip install mcpbridge-approval`)"
-        in str(raised.value)
-    )
-    with pytest.raises(PluginError, match="unknown plugin 'mine'.*installed plugins: none$"):
-        MCPBridge({}, plugins=["mine"])  # not ours: no install hint
+    hint = "(not installed: if it is a published plugin, `pip install mcpbridge-approval`)"
+    assert f"unknown plugin 'approval' in [plugins] enabled ({file}) {hint}" in str(raised.value)
+    with pytest.raises(
+        PluginError, match="unknown plugin 'mine'.*`pip install mcpbridge-mine`.*installed plugins: none$"
+    ):
+        MCPBridge({}, plugins=["mine"])
 
 
 def test_a_config_with_no_servers_says_so_and_how_to_add_one(tmp_path: Path) -> None:

@@ -44,12 +44,6 @@ INSTALLED = "*"
 ENV_NO_AUTOLOAD = "MCPBRIDGE_DISABLE_PLUGIN_AUTOLOAD"
 ENV_ALLOW = "MCPBRIDGE_PLUGINS"
 ENV_DENY = "MCPBRIDGE_DISABLED_PLUGINS"
-PUBLISHED = frozenset(
-    {"approval", "cache", "catalogue", "claims", "elicitation", "events", "headers", "otel", "pins", "retry"}
-    | {"roots", "sampling", "tasks"}
-)
-"""The plugins this project publishes as `mcpbridge-<name>` (its plugins/ folder), for the
-install hint of a name that is not installed: nothing else reads it, and none is imported."""
 
 
 class PluginHost:
@@ -189,11 +183,12 @@ class PluginHost:
                 raise ConfigError(self._unknown(name, f"configured by [plugins.{name}]{where}", known))
 
     def _unknown(self, name: str, where: str, known: Iterable[str] = ()) -> str:
-        """Why `name` is no plugin here: the closest known name, our distribution of that
-        name to install, and the installed plugins."""
-        hint = did_you_mean(name, {*self._available, *known} - {DIRECT})
-        if not hint and name in PUBLISHED:
-            hint = f" (not installed: `pip install mcpbridge-{name}`)"
+        """Why `name` is no plugin here: the closest known name, else how a published plugin
+        of that name is installed (the core names no plugin: it cannot know which exist), and
+        the installed plugins."""
+        hint = did_you_mean(name, {*self._available, *known} - {DIRECT}) or (
+            f" (not installed: if it is a published plugin, `pip install mcpbridge-{name}`)"
+        )
         return f"unknown plugin {name!r} {where}{hint}; installed plugins: {_names(self._available)}"
 
     def _ordered(self) -> list[str]:
