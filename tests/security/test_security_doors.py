@@ -173,21 +173,23 @@ async def drop_in_client(url: str) -> AsyncIterator[Send]:
 async def drop_in_shared_session(url: str) -> AsyncIterator[Send]:
     """`load_mcp_tools(session)` on a session from `client.session(name)`: the client's shared one."""
     async with MultiServerMCPClient({"s": {"url": url, "transport": "http"}}, plugins=[]) as client:
+        live = await client.bridge.session("s")
         async with client.session("s") as session:
             tools = await load_mcp_tools(session)
         yield drop_in_send(tools)
-        assert await client.bridge.session("s") is session, "the shared session broke"
+        assert await client.bridge.session("s") is live, "the shared session broke"
 
 
 @contextlib.asynccontextmanager
 async def drop_in_converted(url: str) -> AsyncIterator[Send]:
     """`convert_mcp_tool_to_langchain_tool` on a client's shared session: no mcpbridge tool in between."""
     async with MultiServerMCPClient({"s": {"url": url, "transport": "http"}}, plugins=[]) as client:
+        live = await client.bridge.session("s")
         async with client.session("s") as session:
             listed = (await session.list_tools()).tools
             tools = [convert_mcp_tool_to_langchain_tool(session, tool, server_name="s") for tool in listed]
         yield drop_in_send(tools)
-        assert await client.bridge.session("s") is session, "the shared session broke"
+        assert await client.bridge.session("s") is live, "the shared session broke"
 
 
 @contextlib.asynccontextmanager
