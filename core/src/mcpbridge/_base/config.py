@@ -20,10 +20,9 @@ from pydantic.type_adapter import TypeAdapter
 from pydantic.types import ImportString
 
 from mcpbridge._base.errors import ConfigError, validation_problems
-from mcpbridge._base.expansion import expand_env
+from mcpbridge._base.expansion import expand_env, secrets_in_servers
 from mcpbridge._base.httpfields import header_problem, value_problem
 from mcpbridge._base.redaction import redact_text
-from mcpbridge._base.server_secrets import secrets_in_servers
 
 if TYPE_CHECKING:
     from httpx2 import AsyncClient as HTTPClient, Auth as HTTPAuth

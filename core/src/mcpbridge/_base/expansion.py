@@ -6,7 +6,9 @@ HTTP client's request log as easily as a header does. So every value expansion r
 the environment is noted here (`environment_secret`; `note_env_value` notes those a rule of
 one's own reads), and a server's table that holds one makes it one of that bridge's known
 secrets (`secrets_in_table`, through `Settings.secret_values()`), hidden in every error,
-log line, span, event and CLI output.
+log line, span, event and CLI output; so are the other secrets a server's table holds
+(static header values, secret-named `env` values, a URL's credentials: `secrets_in_servers`),
+kept out of every error and log line the config causes.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from pydantic import BaseModel
 
 from mcpbridge._base.errors import ConfigError
-from mcpbridge._base.redaction import MIN_SECRET, SECRET_NAME
+from mcpbridge._base.redaction import MIN_SECRET, SECRET_NAME, redact_url
 
 _ENV_PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -95,3 +100,33 @@ def expand_env(value: Any, source: str, key: str = "") -> Any:
     if isinstance(value, list):
         return [expand_env(v, source, f"{key}[{i}]") for i, v in enumerate(value)]
     return value
+
+
+def secrets_in_servers(servers: Mapping[str, Any]) -> set[str]:
+    """Secret-looking strings of raw or dumped server tables (best effort: tables only)."""
+    found: set[str] = set()
+    for table in servers.values():
+        if isinstance(table, BaseModel):
+            table = table.model_dump()
+        if not isinstance(table, Mapping):
+            continue
+        headers, env, url = table.get("headers"), table.get("env"), table.get("url")
+        if isinstance(headers, Mapping):
+            found.update(value for value in headers.values() if isinstance(value, str))
+        if isinstance(env, Mapping):
+            found.update(v for k, v in env.items() if isinstance(v, str) and SECRET_NAME.search(str(k)))
+        if isinstance(url, str) and redact_url(url) != url:
+            found.update(_url_secrets(url))
+        found.update(secrets_in_table(table))
+    return found
+
+
+def _url_secrets(url: str) -> list[str]:
+    try:
+        parts = urlsplit(url)
+        found = [parts.password] if parts.password else []
+        for text in (parts.query, parts.fragment):  # `;` separates too, as `redact_url` reads it
+            found += [value for name, value in parse_qsl(text.replace(";", "&")) if value and SECRET_NAME.search(name)]
+    except ValueError:
+        return []
+    return found
