@@ -32,7 +32,13 @@ class Running:
         if terminal:
             self._terminal, stdin = pty.openpty()
         self.process = subprocess.Popen(
-            args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True
+            args,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=_as_a_terminal_job,
         )
         if terminal:
             os.close(stdin)
@@ -114,3 +120,11 @@ MCPBRIDGE = str(Path(sys.executable).parent / "mcpbridge")
 SIGNALS = [signal.SIGINT, signal.SIGTERM]
 """Ctrl-C and SIGTERM: what a user and a process manager send."""
 LINE = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+
+
+def _as_a_terminal_job() -> None:
+    """SIGINT and SIGTERM at their defaults, as a terminal's foreground job has them: a test
+    run started in the background (`cmd &` in a script, as CI may be) starts its children with
+    SIGINT ignored, which the command rightly keeps ignoring."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
