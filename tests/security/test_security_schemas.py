@@ -17,7 +17,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from mcpbridge import MCPBridge
-from mcpbridge._tools.schemas import schema_problems, server_schema_validator
+from mcpbridge._tools.schemas import MAX_PATTERNS, schema_problems, server_schema_validator
 from mcpbridge.testing import serving
 from tests.helpers import stdio_config
 from tests.security import hostile_servers
@@ -232,6 +232,25 @@ async def test_a_pattern_the_linear_engine_cannot_take_is_not_checked(
     assert "tool 't' on server 's'" in warning
     assert "the server still checks its own input" in warning
     assert len(warning) < 500
+
+
+async def test_a_schema_of_many_costly_patterns_compiles_a_bounded_few(caplog: pytest.LogCaptureFixture) -> None:
+    """1,000 distinct patterns that each take milliseconds to compile held the loop ~10 s when
+    the tool was listed: the first `MAX_PATTERNS` are checked, the others left out, noted once."""
+    caplog.set_level(logging.WARNING, logger="mcpbridge._tools.schemas")
+    names = [f"p{index}" for index in range(1_000)]
+    schema = {"properties": {name: {"type": "string", "pattern": rf"^\p{{L}}{{12}}{name}$"} for name in names}}
+    async with LoopWatch() as watch:
+        validator = server_schema_validator(schema, server="s", tool="t")
+        await asyncio.sleep(0.005)
+    first, last = names[0], names[-1]
+    assert schema_problems(validator, {first: "abcdefghijkl" + first}) is None
+    assert schema_problems(validator, {first: "1" * 12 + first}) is not None  # the first ones are checked
+    assert schema_problems(validator, {last: "1" * 12 + last}) is None  # past the bound: left out
+    (warning,) = [r.getMessage() for r in caplog.records]
+    left_out = 1_000 - MAX_PATTERNS
+    assert f"{left_out} more distinct pattern(s) are not checked: at most {MAX_PATTERNS} per schema" in warning
+    print(f"worst loop block compiling 1,000 costly patterns: {watch.worst * 1000:.0f} ms")
 
 
 @pytest.mark.parametrize(

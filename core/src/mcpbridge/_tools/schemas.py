@@ -9,7 +9,8 @@ Every schema checked here comes from a server, so it is untrusted input:
 - `pattern` and `patternProperties` run on a linear-time engine (Rust's `regex`: time linear
   in the text whatever the pattern, so `^(a+)+$` costs microseconds); a pattern it cannot
   take (a backreference `\\1`, lookaround `(?=`, more than `PATTERN_MEMORY` compiled, not a
-  regular expression) is left out, not checked;
+  regular expression) is left out, not checked, and so are the distinct patterns of a schema
+  past the first `MAX_PATTERNS` (compiling one can take ~10 ms, on the event loop);
 - the schema is checked by the rules of the draft its `$schema` declares (draft-04, -06, -07,
   2019-09, 2020-12: every zod-built TypeScript SDK server declares draft-07); an unknown one
   as 2020-12, MCP's default; a `$schema` below the root is ignored, so one draft (the root's)
@@ -45,6 +46,9 @@ PATTERN_MEMORY = 1 << 20
 """The most one pattern may take compiled (its program, and the lazy automaton's cache): a
 pattern that needs more is not checked; compiling one this size takes milliseconds."""
 PATTERNS = jsonschema_rs.RegexOptions(size_limit=PATTERN_MEMORY, dfa_size_limit=PATTERN_MEMORY)
+MAX_PATTERNS = 32
+"""Distinct patterns of one schema that are checked (the first met); the others are left out,
+noted, so that compiling a schema holds the event loop a fraction of a second at most."""
 MAX_REPAIRS = 20
 """Parts of one schema left out before the whole schema is (it then checks nothing)."""
 MAX_PROBLEMS = 20
@@ -57,11 +61,33 @@ _VALUES = frozenset({"const", "enum", "default", "examples"})
 Validator = jsonschema_rs.Validator
 
 
-def _copy(node: Any, notes: list[str], where: str = "") -> Any:
+class _Patterns:
+    """The distinct patterns of one schema kept for checking: those the linear-time engine
+    takes, at most `MAX_PATTERNS` (each costs up to ~10 ms to compile, on the event loop)."""
+
+    def __init__(self, notes: list[str]) -> None:
+        self.kept: set[str] = set()
+        self.over = 0
+        self._notes = notes
+
+    def take(self, pattern: Any, at: str) -> bool:
+        if pattern in self.kept:
+            return True
+        if len(self.kept) >= MAX_PATTERNS:
+            self.over += 1
+            return False
+        if not isinstance(pattern, str) or not _linear(pattern):
+            self._notes.append(_unchecked(pattern, at))
+            return False
+        self.kept.add(pattern)
+        return True
+
+
+def _copy(node: Any, patterns: _Patterns, where: str = "") -> Any:
     """`node` copied (so parts can be left out), without a `$schema` below the root, nor the
-    patterns the linear-time engine cannot take (each noted)."""
+    patterns not kept (each noted)."""
     if isinstance(node, list):
-        return [_copy(item, notes, f"{where}/{index}") for index, item in enumerate(node)]
+        return [_copy(item, patterns, f"{where}/{index}") for index, item in enumerate(node)]
     if not isinstance(node, Mapping):
         return node
     copied: dict[str, Any] = {}
@@ -69,15 +95,17 @@ def _copy(node: Any, notes: list[str], where: str = "") -> Any:
         at = f"{where}/{key}"
         if key in _VALUES:
             copied[key] = value
-        elif key == "pattern" and isinstance(value, str) and not _linear(value):
-            notes.append(_unchecked(value, at))
+        elif key == "pattern" and isinstance(value, str):
+            if patterns.take(value, at):
+                copied[key] = value
         elif key == "patternProperties" and isinstance(value, Mapping):
-            notes += [_unchecked(pattern, at) for pattern in value if not _linear(pattern)]
             copied[key] = {
-                pattern: _copy(sub, notes, f"{at}/{pattern}") for pattern, sub in value.items() if _linear(pattern)
+                pattern: _copy(sub, patterns, f"{at}/{pattern}")
+                for pattern, sub in value.items()
+                if patterns.take(pattern, at)
             }
         elif key != "$schema" or not where or not isinstance(value, str):
-            copied[key] = _copy(value, notes, at)
+            copied[key] = _copy(value, patterns, at)
     return copied
 
 
@@ -172,7 +200,10 @@ def server_schema_validator(
     declares, with the parts it cannot check left out (see above); None when it can check
     nothing. With `server` or `tool`, the parts left out are logged once, naming both."""
     notes: list[str] = []
-    copied: dict[str, Any] = _copy(schema, notes)
+    patterns = _Patterns(notes)
+    copied: dict[str, Any] = _copy(schema, patterns)
+    if patterns.over:
+        notes.append(f"{patterns.over} more distinct pattern(s) are not checked: at most {MAX_PATTERNS} per schema")
     compiled, draft = None, _draft(copied, notes)
     fetched: list[str] = []
 
