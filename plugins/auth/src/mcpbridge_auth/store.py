@@ -28,7 +28,7 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from mcpbridge import ConfigError
+from mcpbridge import ConfigError, MCPBridgeError
 
 logger = logging.getLogger("mcpbridge_auth")
 
@@ -36,6 +36,11 @@ _SEAL_LABEL = b"mcpbridge-auth store: sealing values v1"
 _NAME_LABEL = b"mcpbridge-auth store: naming keys v1"
 _MAKE_KEY = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
 _ACCEPTED = '"memory" (or no store), "redis://...", "rediss://...", "postgresql://..." or "postgres://..."'
+
+
+class SecretStoreError(MCPBridgeError):
+    """The shared store (Redis or PostgreSQL) failed or could not be reached; its text names
+    the store (without credentials) and never a key or a value."""
 
 
 @runtime_checkable
