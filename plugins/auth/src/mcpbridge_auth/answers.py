@@ -1,0 +1,87 @@
+"""The sign-in pause (`SIGN_IN`), the answers it takes and `create_sign_in_resume`."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from mcpbridge import InterruptLike, Question
+
+PAYLOAD_TYPE = "mcp_sign_in"
+
+ANSWER_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {
+            "type": "object",
+            "properties": {"code": {"type": "string", "minLength": 1}, "state": {"type": "string"}},
+            "required": ["code", "state"],
+        },
+        {
+            "type": "object",
+            "properties": {"signed_in": {"const": True}, "state": {"type": "string"}},
+            "required": ["signed_in", "state"],
+        },
+    ]
+}
+"""What clients see as the interrupt's `response_schema`."""
+
+
+def check_answer(payload: Mapping[str, Any], answer: Any) -> dict[str, Any]:
+    """`answer` if it answers the sign-in `payload`: its `state` is this sign-in's, with the
+    `code` the app's callback received, or `signed_in: true` once the app completed the
+    exchange itself (`complete_sign_in`). A `ValueError` names what is wrong and what to send."""
+    where = f"the sign-in to server {payload['server_name']!r}"
+    if not isinstance(answer, Mapping):
+        raise ValueError(
+            f"{where} is answered with a dict: {{'code': ..., 'state': ...}} (the values the authorization server "
+            f"sent to the app's callback) or {{'state': ..., 'signed_in': True}}; got a {type(answer).__name__}"
+        )
+    state = answer.get("state")
+    if not isinstance(state, str) or not state:
+        raise ValueError(
+            f"{where}: the answer needs `state`, the text the authorization server sent back with the code"
+        )
+    if not secrets.compare_digest(state.encode(), str(payload["state"]).encode()):
+        raise ValueError(
+            f"{where}: the answer's `state` is not this sign-in's (a callback of another sign-in, or one replayed): "
+            "resume with the code and state the authorization server sent for this interrupt's authorization_url"
+        )
+    unknown = sorted(set(answer) - {"code", "state", "signed_in"})
+    if unknown:
+        raise ValueError(f"{where}: unknown keys {unknown}; send `code` and `state`, or `state` and `signed_in`")
+    code = answer.get("code")
+    if answer.get("signed_in") is True and code is None:
+        return {"state": state, "signed_in": True}
+    if not isinstance(code, str) or not code:
+        raise ValueError(
+            f"{where}: the answer needs `code` (the authorization code the app's callback received), or "
+            "`signed_in: True` after `complete_sign_in(...)` exchanged it"
+        )
+    return {"state": state, "code": code}
+
+
+SIGN_IN = Question(PAYLOAD_TYPE, "sign-in", check_answer)
+"""The sign-in pause: `SIGN_IN.resume(interrupts, answer)` is `create_sign_in_resume`."""
+
+
+def create_sign_in_resume(
+    interrupts: InterruptLike | Iterable[InterruptLike],
+    *,
+    code: str | None = None,
+    state: str,
+    signed_in: bool = False,
+) -> dict[str, dict[str, Any]]:
+    """`{interrupt.id: answer}` for the pending sign-in in `interrupts` whose `state` is
+    `state` (the one the app's callback received), checked now:
+    `Command(resume=create_sign_in_resume(result["__interrupt__"], code=code, state=state))`.
+    With `signed_in=True` (after `complete_sign_in`) no code travels through the checkpoint.
+    A state that no pending sign-in has is a `ValueError`. Merge with other resume maps (`|`)."""
+    pending = [item for item in SIGN_IN.pending(interrupts) if item.value.get("state") == state]
+    if not pending:
+        raise ValueError(
+            "no pending sign-in in these interrupts has this state: it belongs to another run, was already "
+            "answered, or expired; send the person to the authorization_url of a pending sign-in"
+        )
+    answer: dict[str, Any] = {"state": state, "signed_in": True} if signed_in else {"state": state, "code": code}
+    return SIGN_IN.resume(pending, answer)

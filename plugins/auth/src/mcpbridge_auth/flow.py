@@ -1,0 +1,373 @@
+"""The OAuth 2.1 steps of a sign-in, in the order mcp's own `OAuthClientProvider` takes them
+and with its pieces: discovery (protected-resource metadata, RFC 9728; authorization server
+metadata, RFC 8414, its issuer checked), the client (pre-registered, a client ID metadata
+document, or dynamic registration), PKCE S256, the `resource` indicator (RFC 8707), the
+code exchange, refresh and revocation (RFC 7009).
+
+Requests go only to the MCP server's origin's well-known URLs, the authorization server the
+protected-resource metadata names, and the endpoints that server's metadata lists: http(s)
+only, no redirects followed, bodies bounded, each with a timeout.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+import httpx2
+from mcp.client.auth.oauth2 import PKCEParameters, check_registration_usable
+from mcp.client.auth.utils import (
+    build_oauth_authorization_server_metadata_discovery_urls,
+    build_protected_resource_metadata_discovery_urls,
+    create_client_info_from_metadata_url,
+    create_client_registration_request,
+    create_oauth_metadata_request,
+    extract_field_from_www_auth,
+    extract_resource_metadata_from_www_auth,
+    extract_scope_from_www_auth,
+    get_client_metadata_scopes,
+    handle_auth_metadata_response,
+    handle_protected_resource_response,
+    handle_registration_response,
+    issuers_match,
+    should_use_client_metadata_url,
+    validate_metadata_issuer,
+)
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata, OAuthToken
+from mcp.shared.auth_utils import calculate_token_expiry, check_resource_allowed, resource_url_from_server_url
+
+from mcpbridge import MCPBridgeError
+from mcpbridge_auth.settings import AuthSettings
+
+MAX_BODY = 256 * 1024
+"""The most an OAuth response body may hold (metadata, a registration, a token)."""
+TIMEOUT = 10.0
+
+
+class SignInError(MCPBridgeError):
+    """A sign-in step failed (discovery, registration, the code exchange, a refresh): the
+    message names the server and the step, never a token, code or secret."""
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """What a server's refusal asks for: `status` 401 (sign in) or 403 (`insufficient_scope`)."""
+
+    status: int
+    header: str
+
+    @classmethod
+    def of(cls, status: int | None, header: str | None) -> Challenge | None:
+        """The OAuth challenge in a refusal, or None when it is none (a 403 for other reasons)."""
+        if status not in (401, 403) or not header or not header.lstrip().lower().startswith("bearer"):
+            return None
+        challenge = cls(status, header)
+        if status == 403 and challenge.field("error") != "insufficient_scope":
+            return None
+        return challenge
+
+    def response(self) -> httpx2.Response:
+        """As the response mcp's helpers read the header from."""
+        return httpx2.Response(self.status, headers={"WWW-Authenticate": self.header})
+
+    def field(self, name: str) -> str | None:
+        return extract_field_from_www_auth(self.response(), name)
+
+    @property
+    def scope(self) -> str | None:
+        return extract_scope_from_www_auth(self.response())
+
+
+@dataclass(frozen=True, slots=True)
+class Authority:
+    """Where one MCP server's tokens come from, found by discovery."""
+
+    server_url: str
+    resource: str
+    issuer: str
+    metadata: OAuthMetadata
+    resource_scopes: list[str] | None
+
+    @property
+    def token_endpoint(self) -> str:
+        return str(self.metadata.token_endpoint)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "server_url": self.server_url,
+            "resource": self.resource,
+            "issuer": self.issuer,
+            "metadata": self.metadata.model_dump(mode="json", exclude_none=True),
+            "resource_scopes": self.resource_scopes,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Authority:
+        return cls(
+            data["server_url"],
+            data["resource"],
+            data["issuer"],
+            OAuthMetadata.model_validate(data["metadata"]),
+            data["resource_scopes"],
+        )
+
+
+def checked_url(url: str, what: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SignInError(f"{what} is not an http(s) URL; the sign-in cannot use it")
+    return url
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+class OAuthClient:
+    """The plugin's own HTTP client for OAuth requests (never the MCP sessions')."""
+
+    def __init__(self, settings: AuthSettings, http: httpx2.AsyncClient) -> None:
+        self.settings = settings
+        self.http = http
+
+    async def send(self, request: httpx2.Request, what: str) -> httpx2.Response:
+        """`request` sent, its body read up to `MAX_BODY` (a longer one is an error)."""
+        checked_url(str(request.url), what)
+        try:
+            response = await self.http.send(request, stream=True)
+            try:
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_BODY:
+                        raise SignInError(f"{what} answered more than {MAX_BODY} bytes; the sign-in stopped")
+            finally:
+                await response.aclose()
+        except httpx2.HTTPError as exc:
+            raise SignInError(f"{what} could not be reached ({type(exc).__name__})") from None
+        return httpx2.Response(response.status_code, headers=response.headers, content=bytes(body), request=request)
+
+    # -- discovery ---------------------------------------------------------------------
+
+    async def discover(self, server_name: str, server_url: str, challenge: Challenge | None) -> Authority:
+        """The authorization server of `server_url`, as its protected-resource metadata names it
+        (the challenge's `resource_metadata` only when it is a well-known URL on the server's own
+        origin), or on the legacy path the server's origin itself."""
+        hinted = extract_resource_metadata_from_www_auth(challenge.response()) if challenge else None
+        if hinted and not (origin(hinted) == origin(server_url) and "/.well-known/" in urlsplit(hinted).path):
+            hinted = None  # never fetch another host a server suggests
+        resource = resource_url_from_server_url(server_url)
+        prm = None
+        for url in build_protected_resource_metadata_discovery_urls(hinted, server_url):
+            response = await self.send(
+                create_oauth_metadata_request(url), f"server {server_name!r}'s resource metadata"
+            )
+            prm = await handle_protected_resource_response(response)
+            if prm is not None:
+                break
+        if prm is not None:
+            named = str(prm.resource) if prm.resource else None
+            if named and not check_resource_allowed(requested_resource=resource, configured_resource=named):
+                raise SignInError(
+                    f"server {server_name!r}'s resource metadata names the resource {named}, not its own URL "
+                    f"{resource}: check `servers.{server_name}.url`"
+                )
+            resource = named or resource
+            if not prm.authorization_servers:
+                raise SignInError(f"server {server_name!r}'s resource metadata names no authorization server")
+            as_url: str | None = str(prm.authorization_servers[0])
+            expected = as_url
+        else:
+            as_url, expected = None, origin(server_url)
+        assert expected is not None
+        checked_url(expected, f"server {server_name!r}'s authorization server")
+        for url in build_oauth_authorization_server_metadata_discovery_urls(as_url, server_url):
+            response = await self.send(create_oauth_metadata_request(url), f"the authorization server {expected}")
+            ok, metadata = await handle_auth_metadata_response(response)
+            if not ok:
+                break
+            if metadata is not None:
+                if as_url is None and issuers_match(str(metadata.issuer), expected):
+                    expected = str(metadata.issuer)
+                try:
+                    validate_metadata_issuer(metadata, expected)
+                except Exception:
+                    raise SignInError(
+                        f"the authorization server of server {server_name!r} names the issuer {metadata.issuer}, "
+                        f"not {expected} (RFC 8414 §3.3): the sign-in stopped"
+                    ) from None
+                for endpoint in ("authorization_endpoint", "token_endpoint"):
+                    checked_url(str(getattr(metadata, endpoint)), f"the authorization server's {endpoint}")
+                scopes = prm.scopes_supported if prm is not None else None
+                return Authority(server_url, resource, str(metadata.issuer), metadata, scopes)
+        raise SignInError(
+            f"server {server_name!r} asks for sign-in but its authorization server publishes no metadata "
+            f"(RFC 8414) at {expected}; the sign-in cannot start"
+        )
+
+    def scopes_for(self, authority: Authority, challenge: Challenge | None) -> str | None:
+        """The scopes to ask for: the challenge's, else the resource's, else the AS's (mcp's
+        order), else `[plugins.auth] scopes`."""
+        from mcp.shared.auth import ProtectedResourceMetadata
+
+        prm = None
+        if authority.resource_scopes is not None:
+            prm = ProtectedResourceMetadata(
+                resource=authority.resource,  # type: ignore[arg-type]
+                authorization_servers=[authority.issuer],  # type: ignore[list-item]
+                scopes_supported=authority.resource_scopes,
+            )
+        chosen = get_client_metadata_scopes(
+            challenge.scope if challenge else None, prm, authority.metadata, ["authorization_code", "refresh_token"]
+        )
+        if chosen is None and self.settings.scopes:
+            chosen = " ".join(self.settings.scopes)
+        return chosen
+
+    # -- the client --------------------------------------------------------------------
+
+    async def client(
+        self, authority: Authority, registered: OAuthClientInformationFull | None
+    ) -> tuple[OAuthClientInformationFull, bool]:
+        """The client to sign in with, and whether it was registered just now."""
+        settings = self.settings
+        redirect: Any = settings.redirect_uri
+        if settings.client_id is not None:
+            secret = settings.client_secret.get_secret_value() if settings.client_secret else None
+            method = "client_secret_post" if secret else "none"
+            info = OAuthClientInformationFull(
+                client_id=settings.client_id, client_secret=secret, token_endpoint_auth_method=method
+            )
+            return info, False
+        if should_use_client_metadata_url(authority.metadata, settings.client_metadata_url):
+            assert settings.client_metadata_url is not None
+            return create_client_info_from_metadata_url(settings.client_metadata_url, redirect_uris=[redirect]), False
+        if registered is not None and [str(uri) for uri in registered.redirect_uris or []] == [settings.redirect_uri]:
+            return registered, False
+        if authority.metadata.registration_endpoint is None:
+            raise SignInError(
+                f"the authorization server {authority.issuer} offers no dynamic client registration: register "
+                "a client there and set [plugins.auth] client_id (and client_secret)"
+            )
+        metadata = OAuthClientMetadata(
+            redirect_uris=[redirect],
+            client_name=settings.client_name,
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            application_type="web",
+        )
+        request = create_client_registration_request(authority.metadata, metadata, authority.issuer)
+        response = await self.send(request, f"the authorization server {authority.issuer}'s registration")
+        try:
+            info = await handle_registration_response(response)
+            check_registration_usable(info)
+        except Exception as exc:
+            raise SignInError(
+                f"the authorization server {authority.issuer} refused to register the client "
+                f"(HTTP {response.status_code}{_oauth_error(response)}): set [plugins.auth] client_id, or check "
+                f"that it accepts redirect_uri {settings.redirect_uri}"
+            ) from exc
+        info.issuer = authority.issuer
+        return info, True
+
+    # -- the authorization request and the token requests -------------------------------
+
+    @staticmethod
+    def authorization_url(
+        authority: Authority, client: OAuthClientInformationFull, redirect_uri: str, scope: str | None
+    ) -> tuple[str, str, str]:
+        """The URL the person opens, its `state` and the PKCE code verifier (a secret)."""
+        pkce = PKCEParameters.generate()
+        state = secrets.token_urlsafe(32)
+        params = {
+            "response_type": "code",
+            "client_id": client.client_id,
+            "redirect_uri": redirect_uri,
+            "state": state,
+            "code_challenge": pkce.code_challenge,
+            "code_challenge_method": "S256",
+            "resource": authority.resource,
+        }
+        if scope:
+            params["scope"] = scope
+            if "offline_access" in scope.split():
+                params["prompt"] = "consent"
+        endpoint = str(authority.metadata.authorization_endpoint)
+        joiner = "&" if urlsplit(endpoint).query else "?"
+        return f"{endpoint}{joiner}{urlencode(params)}", state, pkce.code_verifier
+
+    async def token(
+        self,
+        token_endpoint: str,
+        client: OAuthClientInformationFull,
+        data: dict[str, str],
+        what: str,
+        *,
+        prior: OAuthToken | None = None,
+        requested: str | None = None,
+    ) -> tuple[OAuthToken, float | None]:
+        """A token request (`data` holds the grant), the token and when it expires."""
+        data = {**data, "client_id": client.client_id}
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+        data, headers = client_auth(client, data, headers)
+        request = httpx2.Request("POST", token_endpoint, data=data, headers=headers)
+        response = await self.send(request, f"the token endpoint ({what})")
+        if response.status_code not in (200, 201):
+            raise SignInError(
+                f"the authorization server refused {what} (HTTP {response.status_code}{_oauth_error(response)})"
+            )
+        try:
+            token = OAuthToken.model_validate_json(response.content)
+        except ValueError:
+            raise SignInError(f"the authorization server's answer to {what} is not an OAuth token response") from None
+        if token.scope is None:
+            token.scope = prior.scope if prior is not None else requested
+        if token.refresh_token is None and prior is not None:
+            token.refresh_token = prior.refresh_token
+        return token, calculate_token_expiry(token.expires_in)
+
+    async def revoke(self, endpoint: str, client: OAuthClientInformationFull, token: str, hint: str) -> None:
+        """RFC 7009: the server forgets `token`; a refusal is not an error (it may be gone)."""
+        data, headers = client_auth(
+            client,
+            {"token": token, "token_type_hint": hint, "client_id": client.client_id},
+            {"Content-Type": "application/x-www-form-urlencoded"},
+        )
+        await self.send(httpx2.Request("POST", endpoint, data=data, headers=headers), "the revocation endpoint")
+
+
+def client_auth(
+    client: OAuthClientInformationFull, data: dict[str, str], headers: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The client's authentication on a token request, as mcp's `prepare_token_auth` does it."""
+    method, secret = client.token_endpoint_auth_method, client.client_secret
+    if method == "client_secret_basic" and secret:
+        pair = f"{quote(client.client_id, safe='')}:{quote(secret, safe='')}"
+        headers = {**headers, "Authorization": f"Basic {base64.b64encode(pair.encode()).decode()}"}
+        data = {key: value for key, value in data.items() if key != "client_secret"}
+    elif method == "client_secret_post" and secret:
+        data = {**data, "client_secret": secret}
+    elif method not in (None, "none", "client_secret_basic", "client_secret_post"):
+        raise SignInError(f"the client uses token_endpoint_auth_method {method!r}, which this plugin cannot apply")
+    return data, headers
+
+
+def _oauth_error(response: httpx2.Response) -> str:
+    """`: <error>` from an OAuth error body (RFC 6749 §5.2), if it has a plain one; never the body."""
+    try:
+        error = json.loads(response.content).get("error")
+    except (ValueError, AttributeError):
+        return ""
+    return (
+        f": {error}" if isinstance(error, str) and error.isascii() and len(error) < 64 and error.isprintable() else ""
+    )
+
+
+def expires_soon(expires_at: float | None, before: float) -> bool:
+    return expires_at is not None and expires_at - time.time() < before

@@ -1,0 +1,331 @@
+"""Each person's sign-ins for one bridge: tokens kept per (identity, authorization server,
+resource) in the secret store, the pending sign-ins (one-time `state`s with their PKCE
+verifiers), refresh, `complete_sign_in` for an app's callback and `revoke`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+from mcp.client.auth.utils import union_scopes
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from mcpbridge import BridgeContext, MCPBridge, StashKey
+from mcpbridge_auth.flow import TIMEOUT, Authority, Challenge, OAuthClient, SignInError, expires_soon
+from mcpbridge_auth.settings import AuthSettings
+from mcpbridge_auth.store import SecretStore, open_store
+
+logger = logging.getLogger("mcpbridge_auth")
+
+ASKED_TTL = 7 * 24 * 3600.0
+"""How long the pauses of a call are remembered (no secret in them): longer than a person takes."""
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """A completed sign-in: who, to which server, with which scopes; never the token."""
+
+    identity: str
+    server_name: str
+    issuer: str
+    scopes: list[str]
+
+
+@dataclass(slots=True)
+class Grant:
+    """One person's tokens for one resource, as stored (JSON, sealed by the store)."""
+
+    token: OAuthToken
+    expires_at: float | None
+    scope: str | None
+    """The scopes asked for (the union, after a step-up)."""
+    client: OAuthClientInformationFull
+    token_endpoint: str
+    revocation_endpoint: str | None
+
+    def dump(self) -> bytes:
+        return json.dumps(
+            {
+                "token": self.token.model_dump(mode="json", exclude_none=True),
+                "expires_at": self.expires_at,
+                "scope": self.scope,
+                "client": self.client.model_dump(mode="json", exclude_none=True),
+                "token_endpoint": self.token_endpoint,
+                "revocation_endpoint": self.revocation_endpoint,
+            }
+        ).encode()
+
+    @classmethod
+    def load(cls, raw: bytes) -> Grant:
+        data = json.loads(raw)
+        return cls(
+            OAuthToken.model_validate(data["token"]),
+            data["expires_at"],
+            data["scope"],
+            OAuthClientInformationFull.model_validate(data["client"]),
+            data["token_endpoint"],
+            data["revocation_endpoint"],
+        )
+
+
+def _key(kind: str, *parts: str | int | None) -> str:
+    """A store key whose parts cannot run into each other (a user id may hold any character)."""
+    return f"{kind}:{json.dumps(parts)}"
+
+
+class SignIns:
+    """The sign-in state of one bridge (kept in its stash)."""
+
+    def __init__(self, context: BridgeContext) -> None:
+        self.settings = context.settings_of(AuthSettings)
+        self.urls = {name: str(context.settings.servers[name].url) for name in self.settings.servers}
+        self._store: SecretStore | None = None
+        self._authorities: dict[str, Authority] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    @property
+    def store(self) -> SecretStore:
+        if self._store is None:
+            key = self.settings.key.get_secret_value() if self.settings.key else None
+            self._store = open_store(self.settings.store, key)
+        return self._store
+
+    async def aclose(self) -> None:
+        if self._store is not None:
+            await self._store.aclose()
+
+    @asynccontextmanager
+    async def oauth(self) -> AsyncIterator[OAuthClient]:
+        """An HTTP client of the plugin's own for one piece of OAuth work (closed after it, so
+        that an app's callback on another event loop works too)."""
+        async with httpx2.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as http:
+            yield OAuthClient(self.settings, http)
+
+    # -- what is known of a server ---------------------------------------------------------
+
+    async def authority(self, server: str, challenge: Challenge | None = None, *, fresh: bool = False) -> Authority:
+        known = self._authorities.get(server)
+        if known is None or fresh:
+            async with self.oauth() as oauth:
+                known = await oauth.discover(server, self.urls[server], challenge)
+            self._authorities[server] = known
+        return known
+
+    def tokens_key(self, authority: Authority, identity: str) -> str:
+        return _key("tokens", authority.issuer, authority.resource, identity)
+
+    async def grant(self, identity: str, authority: Authority) -> Grant | None:
+        raw = await self.store.get(self.tokens_key(authority, identity))
+        return None if raw is None else Grant.load(raw)
+
+    # -- tokens for a call -------------------------------------------------------------------
+
+    async def current(self, identity: str, server: str) -> Grant | None:
+        """The person's grant for `server`, refreshed when it ends within `refresh_before`;
+        None when they have none (or it could not be refreshed: they sign in again)."""
+        authority = self._authorities.get(server)
+        if authority is None:
+            return None  # not discovered yet in this process: the server's first refusal tells
+        key = self.tokens_key(authority, identity)
+        grant = await self.grant(identity, authority)
+        if grant is None or not expires_soon(grant.expires_at, self.settings.refresh_before):
+            return grant
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            latest = await self.grant(identity, authority)  # refreshed meanwhile by another call?
+            if latest is None or latest.token.access_token != grant.token.access_token:
+                return latest
+            return await self._refreshed(server, key, grant)
+
+    async def _refreshed(self, server: str, key: str, grant: Grant) -> Grant | None:
+        if not grant.token.refresh_token:
+            await self.store.delete(key)
+            return None
+        try:
+            async with self.oauth() as oauth:
+                token, expires_at = await oauth.token(
+                    grant.token_endpoint,
+                    grant.client,
+                    {
+                        "grant_type": "refresh_token",
+                        "refresh_token": grant.token.refresh_token,
+                        "resource": self._resource(server),
+                    },
+                    "a token refresh",
+                    prior=grant.token,
+                )
+        except SignInError as exc:
+            logger.info("mcpbridge-auth: server %r: %s; the person signs in again", server, exc)
+            if (await self.store.get(key)) is not None:
+                await self.store.delete(key)
+            return None
+        refreshed = Grant(token, expires_at, grant.scope, grant.client, grant.token_endpoint, grant.revocation_endpoint)
+        await self.store.put(key, refreshed.dump())
+        return refreshed
+
+    def _resource(self, server: str) -> str:
+        return self._authorities[server].resource
+
+    async def forget(self, identity: str, server: str, refused: Grant) -> None:
+        """Drop a token the server refused (unless the store already holds a newer one)."""
+        authority = self._authorities[server]
+        key = self.tokens_key(authority, identity)
+        stored = await self.grant(identity, authority)
+        if stored is not None and stored.token.access_token == refused.token.access_token:
+            await self.store.delete(key)
+
+    # -- a sign-in -----------------------------------------------------------------------------
+
+    async def begin(self, identity: str, server: str, challenge: Challenge, held: Grant | None) -> dict[str, Any]:
+        """Start a sign-in for `identity` to `server` (which answered `challenge`, to the token
+        of `held` if any): the pause's details. The verifier stays in the store."""
+        authority = await self.authority(server, challenge, fresh=challenge.status == 401)
+        async with self.oauth() as oauth:
+            asked = oauth.scopes_for(authority, challenge)
+            if challenge.status == 403 and held is not None:
+                before = union_scopes(held.scope, held.token.scope)
+                asked = union_scopes(before, asked)
+                wider = [scope for scope in (challenge.scope or "").split() if scope not in (before or "").split()]
+                reason = f"server {server!r} needs the wider scope {' '.join(wider) or challenge.scope!r}"
+                if wider:
+                    reason = f"server {server!r} needs the wider scope {' '.join(wider)!r}"
+            elif held is not None:
+                reason = f"server {server!r} needs you to sign in again (your sign-in expired or was revoked)"
+            else:
+                reason = f"server {server!r} needs you to sign in"
+            client_key = _key("client", authority.issuer)
+            stored = await self.store.get(client_key)
+            registered = OAuthClientInformationFull.model_validate_json(stored) if stored else None
+            client, new = await oauth.client(authority, registered)
+            if new:
+                await self.store.put(client_key, client.model_dump_json(exclude_none=True).encode())
+            url, state, verifier = oauth.authorization_url(authority, client, self.settings.redirect_uri, asked)
+        pending = {
+            "identity": identity,
+            "server": server,
+            "issuer": authority.issuer,
+            "resource": authority.resource,
+            "token_endpoint": authority.token_endpoint,
+            "revocation_endpoint": str(authority.metadata.revocation_endpoint or "") or None,
+            "verifier": verifier,
+            "redirect_uri": self.settings.redirect_uri,
+            "scope": asked,
+            "client": client.model_dump(mode="json", exclude_none=True),
+        }
+        await self.store.put(_key("pending", state), json.dumps(pending).encode(), ttl=self.settings.pending_ttl)
+        return {
+            "authorization_url": url,
+            "scopes": (asked or "").split(),
+            "reason": reason,
+            "state": state,
+            "issuer": authority.issuer,
+        }
+
+    async def finish(self, state: str, code: str, *, identity: str | None = None) -> SignedIn:
+        """Exchange `code` for the pending sign-in `state` (once: the state is taken) and keep
+        the tokens under the identity that started it."""
+        raw = await self.store.take(_key("pending", state))
+        if raw is None:
+            raise ValueError(
+                "no pending sign-in has this state: it was already used, it expired "
+                f"(after {self.settings.pending_ttl:g} s, [plugins.auth] pending_ttl) or it is not one of this "
+                "app's; start the sign-in again"
+            )
+        pending = json.loads(raw)
+        if identity is not None and identity != pending["identity"]:
+            raise ValueError("this sign-in was started by another person: it is refused (and now spent)")
+        client = OAuthClientInformationFull.model_validate(pending["client"])
+        data = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": pending["redirect_uri"],
+            "code_verifier": pending["verifier"],
+            "resource": pending["resource"],
+        }
+        async with self.oauth() as oauth:
+            token, expires_at = await oauth.token(
+                pending["token_endpoint"], client, data, "the authorization code", requested=pending["scope"]
+            )
+        grant = Grant(
+            token, expires_at, pending["scope"], client, pending["token_endpoint"], pending["revocation_endpoint"]
+        )
+        key = _key("tokens", pending["issuer"], pending["resource"], pending["identity"])
+        await self.store.put(key, grant.dump())
+        return SignedIn(pending["identity"], pending["server"], pending["issuer"], (token.scope or "").split())
+
+    async def answered(self, answer: dict[str, Any], identity: str) -> None:
+        """Complete the sign-in a resumed pause was answered for. Nothing to do when the app
+        completed it itself (`signed_in`) or an earlier run of this call did (its state was
+        taken): the call goes on with what the store holds, and pauses again if that is nothing."""
+        if "code" not in answer:
+            return
+        try:
+            await self.finish(answer["state"], answer["code"], identity=identity)
+        except ValueError:
+            return
+
+    # -- the pauses of one call ----------------------------------------------------------------
+
+    async def asked(self, call: tuple[Any, ...], attempt: int) -> dict[str, Any] | None:
+        raw = await self.store.get(_key("asked", *call, attempt))
+        return None if raw is None else dict(json.loads(raw))
+
+    async def remember(self, call: tuple[Any, ...], attempt: int, details: dict[str, Any]) -> None:
+        await self.store.put(_key("asked", *call, attempt), json.dumps(details).encode(), ttl=ASKED_TTL)
+
+    # -- revocation --------------------------------------------------------------------------
+
+    async def revoke(self, identity: str, server: str) -> bool:
+        authority = await self.authority(server)
+        raw = await self.store.take(self.tokens_key(authority, identity))
+        if raw is None:
+            return False
+        grant = Grant.load(raw)
+        if grant.revocation_endpoint:
+            async with self.oauth() as oauth:
+                for token, hint in (
+                    (grant.token.refresh_token, "refresh_token"),
+                    (grant.token.access_token, "access_token"),
+                ):
+                    if token:
+                        try:
+                            await oauth.revoke(grant.revocation_endpoint, grant.client, token, hint)
+                        except SignInError as exc:
+                            logger.warning("mcpbridge-auth: server %r: revoking a token failed: %s", server, exc)
+        return True
+
+
+SIGN_INS = StashKey[SignIns]()
+
+
+def sign_ins(context: BridgeContext | MCPBridge) -> SignIns:
+    """The bridge's sign-ins (made on first use)."""
+    context = context.context if isinstance(context, MCPBridge) else context
+    if SIGN_INS not in context.stash:
+        context.stash[SIGN_INS] = SignIns(context)
+    return context.stash[SIGN_INS]
+
+
+async def complete_sign_in(
+    bridge: MCPBridge | BridgeContext, code: str, state: str, *, identity: str | None = None
+) -> SignedIn:
+    """For the app's callback route: exchange `code` for the sign-in `state` names and keep the
+    tokens; then resume with `create_sign_in_resume(..., state=state, signed_in=True)`, so the
+    code never travels through a checkpoint. Pass `identity` (the person logged in to the app)
+    to refuse a callback that another person's sign-in started. A state already used, expired
+    or unknown is a `ValueError`; a refused exchange a `SignInError`."""
+    return await sign_ins(bridge).finish(state, code, identity=identity)
+
+
+async def revoke(bridge: MCPBridge | BridgeContext, identity: str, server: str) -> bool:
+    """Forget `identity`'s tokens for `server` (and revoke them at the authorization server when
+    it has a revocation endpoint); False when there were none."""
+    service = sign_ins(bridge)
+    if server not in service.urls:
+        raise ValueError(f"server {server!r} is not in [plugins.auth] servers ({', '.join(service.urls) or 'none'})")
+    return await service.revoke(identity, server)

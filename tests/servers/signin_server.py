@@ -1,0 +1,327 @@
+"""A loopback OAuth 2.1 authorization server and the MCP server it protects, built from mcp's
+own server-side auth pieces (`create_auth_routes` over an in-memory
+`OAuthAuthorizationServerProvider`, the bearer middleware, protected-resource metadata).
+
+- Authorization server at the base URL: dynamic client registration, `/authorize` that
+  consents at once (no login page) and redirects to the client's `redirect_uri` with `code`
+  and `state`, the code exchange with PKCE (the SDK checks the verifier) and the `resource`
+  indicator, refresh (rotating refresh tokens), revocation. The person is the one named in
+  the authorization URL's `login_hint` query parameter (a test appends `&login_hint=bob`),
+  else the fixed user `ada`. Access tokens live `access_ttl` seconds.
+- MCP server at `<base>/mcp` (streamable HTTP): `initialize`, listings and other requests
+  are open; a `tools/call` needs a token for this resource with scope `tools` (else 401 with
+  `WWW-Authenticate: Bearer ..., resource_metadata=...`), and `admin_report` also `admin` (else
+  403 `error="insufficient_scope", scope="tools admin"`). `whoami` answers the token's subject.
+  `calls` counts each tool's runs per subject.
+
+Run it alone (for a browser test): `python tests/servers/signin_server.py --port 8123` prints
+`ready http://127.0.0.1:8123/mcp` once it serves. In tests: `with running() as server: ...`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import contextvars
+import json
+import secrets
+import socket
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, RequireAuthMiddleware
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    IdentityAssertionParams,
+    RefreshToken,
+    TokenError,
+    construct_redirect_uri,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyHttpUrl
+from starlette.routing import Route
+
+TOOLS, ADMIN = "tools", "admin"
+ADMIN_TOOLS = frozenset({"admin_report"})
+DEFAULT_USER = "ada"
+_login_hint: contextvars.ContextVar[str | None] = contextvars.ContextVar("login_hint", default=None)
+
+
+@dataclass
+class Provider:
+    """mcp's `OAuthAuthorizationServerProvider`, in memory, counting what clients did."""
+
+    access_ttl: int = 3600
+    clients: dict[str, OAuthClientInformationFull] = field(default_factory=dict)
+    codes: dict[str, AuthorizationCode] = field(default_factory=dict)
+    access: dict[str, AccessToken] = field(default_factory=dict)
+    refresh: dict[str, RefreshToken] = field(default_factory=dict)
+    issued: list[str] = field(default_factory=list)
+    """Every access and refresh token issued (tests search for them where they must not be)."""
+    code_exchanges: int = 0
+    refreshes: int = 0
+    revocations: int = 0
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        assert client_info.client_id is not None
+        self.clients[client_info.client_id] = client_info
+
+    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        assert client.client_id is not None
+        code = AuthorizationCode(
+            code=secrets.token_urlsafe(32),
+            scopes=params.scopes or [TOOLS],
+            expires_at=time.time() + 300,
+            client_id=client.client_id,
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
+            subject=_login_hint.get() or DEFAULT_USER,
+        )
+        self.codes[code.code] = code
+        return construct_redirect_uri(str(params.redirect_uri), code=code.code, state=params.state)
+
+    async def load_authorization_code(self, client: OAuthClientInformationFull, code: str) -> AuthorizationCode | None:
+        found = self.codes.get(code)
+        return found if found is not None and found.client_id == client.client_id else None
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, code: AuthorizationCode
+    ) -> OAuthToken:
+        del self.codes[code.code]  # one use only
+        self.code_exchanges += 1
+        return self._issue(code.client_id, code.scopes, code.resource, code.subject)
+
+    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+        found = self.refresh.get(refresh_token)
+        return found if found is not None and found.client_id == client.client_id else None
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        if self.refresh.pop(refresh_token.token, None) is None:  # rotated: each refresh token works once
+            raise TokenError("invalid_grant", "refresh token already used")
+        self.refreshes += 1
+        return self._issue(
+            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource, refresh_token.subject
+        )
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        found = self.access.get(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        return found
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        self.revocations += 1
+        self.access.pop(token.token, None)
+        self.refresh.pop(token.token, None)
+
+    async def exchange_identity_assertion(
+        self, client: OAuthClientInformationFull, params: IdentityAssertionParams
+    ) -> OAuthToken:
+        raise TokenError("unsupported_grant_type", "this server grants authorization codes only")
+
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
+        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        self.issued += [access, refresh]
+        expires_at = int(time.time()) + self.access_ttl
+        self.access[access] = AccessToken(
+            token=access, client_id=client_id, scopes=scopes, expires_at=expires_at, resource=resource, subject=subject
+        )
+        self.refresh[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource, subject=subject
+        )
+        return OAuthToken(
+            access_token=access, expires_in=self.access_ttl, scope=" ".join(scopes), refresh_token=refresh
+        )
+
+
+class Gate:
+    """In front of `/mcp`: a `tools/call` needs a token (scope `tools`, and `admin` for
+    `ADMIN_TOOLS`); everything else passes, signed in or not."""
+
+    def __init__(self, app: Any, resource_metadata_url: str) -> None:
+        self.app = app
+        self.metadata = resource_metadata_url
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        try:
+            sent = json.loads(body)
+        except ValueError:
+            sent = None
+        tool = sent["params"].get("name") if isinstance(sent, dict) and sent.get("method") == "tools/call" else None
+        user = scope.get("user")
+        if tool is not None and not isinstance(user, AuthenticatedUser):
+            return await self._refuse(send, 401, f'error="invalid_token", error_description="sign in", scope="{TOOLS}"')
+        if tool in ADMIN_TOOLS and isinstance(user, AuthenticatedUser) and ADMIN not in user.scopes:
+            return await self._refuse(send, 403, f'error="insufficient_scope", scope="{TOOLS} {ADMIN}"')
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return dict(await receive())
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Any, status: int, fields: str) -> None:
+        challenge = f'Bearer {fields}, resource_metadata="{self.metadata}"'.encode()
+        body = json.dumps({"error": "invalid_token" if status == 401 else "insufficient_scope"}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"www-authenticate", challenge),
+        ]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+class LoginHint:
+    """Reads `login_hint` of `/authorize` requests: the person the authorization server signs in."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        hint = None
+        if scope["type"] == "http" and scope["path"] == "/authorize":
+            from urllib.parse import parse_qs
+
+            hint = (parse_qs(scope.get("query_string", b"").decode()).get("login_hint") or [None])[0]
+        token = _login_hint.set(hint)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _login_hint.reset(token)
+
+
+@dataclass
+class SignInServer:
+    """Both servers, and what they saw."""
+
+    base_url: str
+    provider: Provider
+    calls: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """Runs of each (tool, subject)."""
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/mcp"
+
+    def app(self, *, stateless: bool = False) -> Any:
+        server = MCPServer(
+            "signin",
+            auth_server_provider=self.provider,
+            auth=AuthSettings(
+                issuer_url=AnyHttpUrl(self.base_url),
+                resource_server_url=AnyHttpUrl(self.url),
+                validate_token_resource=True,
+                client_registration_options=ClientRegistrationOptions(
+                    enabled=True, valid_scopes=[TOOLS, ADMIN], default_scopes=[TOOLS]
+                ),
+                revocation_options=RevocationOptions(enabled=True),
+                required_scopes=[TOOLS],
+            ),
+        )
+
+        def subject() -> str:
+            token = get_access_token()
+            return "anonymous" if token is None or token.subject is None else token.subject
+
+        @server.tool()
+        def whoami() -> str:
+            """The person this call acts for (the subject of its access token)."""
+            self.calls["whoami", subject()] += 1
+            return subject()
+
+        @server.tool()
+        def admin_report() -> str:
+            """A report only an administrator may read (scope `admin`)."""
+            self.calls["admin_report", subject()] += 1
+            return f"report for {subject()}"
+
+        app = server.streamable_http_app(stateless_http=stateless)
+        for route in app.router.routes:
+            if isinstance(route, Route) and route.path == "/mcp" and isinstance(route.app, RequireAuthMiddleware):
+                guarded = route.app
+                route.app = Gate(guarded.app, str(guarded.resource_metadata_url))
+        return LoginHint(app)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running(*, access_ttl: int = 3600, stateless: bool = False) -> Iterator[SignInServer]:
+    """Both servers on a free loopback port while the block runs (uvicorn in a thread)."""
+    from mcpbridge.testing import serve_http
+
+    port = free_port()
+    signin = SignInServer(f"http://127.0.0.1:{port}", Provider(access_ttl=access_ttl))
+    served = serve_http(signin.app(stateless=stateless), port)
+    try:
+        yield signin
+    finally:
+        served.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    parser.add_argument("--access-ttl", type=int, default=3600, help="access token lifetime, seconds")
+    parser.add_argument("--stateless", action="store_true", help="serve streamable HTTP without sessions")
+    options = parser.parse_args(argv)
+    import uvicorn
+
+    port = options.port or free_port()
+    signin = SignInServer(f"http://127.0.0.1:{port}", Provider(access_ttl=options.access_ttl))
+    config = uvicorn.Config(signin.app(stateless=options.stateless), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+
+    async def serve() -> None:
+        import asyncio
+
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            if task.done():
+                await task
+                return
+            await asyncio.sleep(0.01)
+        print(f"ready {signin.url}", flush=True)
+        await task
+
+    import asyncio
+
+    asyncio.run(serve())
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
