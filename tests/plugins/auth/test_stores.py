@@ -9,6 +9,7 @@ import importlib.util
 import logging
 import secrets
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from tests.helpers.waiting import until
 if importlib.util.find_spec("mcpbridge_auth") is None:  # before `pip install -e plugins/auth`
     sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "plugins" / "auth" / "src"))
 
-from mcpbridge_auth.postgres_store import TABLE
+from mcpbridge_auth.postgres_store import TABLE, PostgresSecrets
 from mcpbridge_auth.redis_store import PREFIX
 from mcpbridge_auth.store import MemoryStore, SealedStore, SecretStoreError, open_store
 
@@ -151,6 +152,40 @@ async def test_an_expired_row_is_never_returned_even_while_it_is_still_stored() 
         await store.aclose()
 
 
+async def test_expired_rows_are_swept_from_the_table() -> None:
+    url = service_url("MCPBRIDGE_TEST_POSTGRES_URL", "PostgreSQL (`bash tests/services/postgres.sh start`)")
+    store = SealedStore(PostgresSecrets(url, sweep_every=0), [secrets.token_urlsafe(32)])
+    look = Backend("postgres", url)
+    try:
+        await store.put("state-old", b"verifier", ttl=0.2)
+        await until(lambda: _none(store.get("state-old")), "expiry after 0.2 s")
+        assert await look.raw(store.names("state-old")[0]) is not None  # expired, not yet removed
+        await store.put("state-new", b"verifier", ttl=60)  # a put sweeps (here: every put)
+        assert await look.raw(store.names("state-old")[0]) is None
+        assert await store.get("state-new") == b"verifier"
+    finally:
+        await store.aclose()
+
+
+def test_of_takers_on_threads_sharing_a_memory_store_exactly_one_gets_the_value() -> None:
+    """Bridges run from sync code each have a loop thread; they may share one memory store."""
+    store = open_store("memory", None)
+
+    def take(start: threading.Barrier, got: list[bytes | None]) -> None:
+        start.wait()
+        got.append(asyncio.run(store.take("state")))
+
+    for round_ in range(20):
+        asyncio.run(store.put("state", b"verifier", ttl=60))
+        start, got = threading.Barrier(8), list[bytes | None]()
+        threads = [threading.Thread(target=take, args=(start, got)) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [found for found in got if found is not None] == [b"verifier"], f"round {round_}"
+
+
 async def test_a_take_gives_the_value_once(backend: Backend, secret: str) -> None:
     store = backend.open(secret)
     await store.put("state-1", b"verifier", ttl=60)
@@ -228,7 +263,7 @@ async def test_rotated_keys_still_open_what_the_older_key_sealed(backend: Backen
 
 async def test_a_ttl_must_be_positive(backend: Backend, secret: str) -> None:
     store = backend.open(secret)
-    for ttl in (0, -1.0, float("nan")):
+    for ttl in (0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="positive number of seconds"):
             await store.put(USER, TOKEN, ttl=ttl)
     assert await store.get(USER) is None

@@ -50,9 +50,12 @@ class PostgresSecrets:
     """A plain `SecretStore` on PostgreSQL (autocommit: every statement is its own
     transaction); one connection per event loop, reopened after a failure."""
 
-    def __init__(self, url: str, *, table: str = TABLE, timeout: float = 10.0) -> None:
+    def __init__(
+        self, url: str, *, table: str = TABLE, timeout: float = 10.0, sweep_every: float = SWEEP_EVERY
+    ) -> None:
         self.url = url
         self.table = table
+        self.sweep_every = sweep_every
         self._shown_url = redact_url(url)  # never a password in errors
         self._timeout = timeout
         self._lines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Line] = weakref.WeakKeyDictionary()
@@ -65,7 +68,7 @@ class PostgresSecrets:
     async def put(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
         check_ttl(ttl)
         await self._one("store a secret", _PUT, {"key": key, "value": bytes(value), "ttl": ttl})
-        if time.monotonic() - self._swept >= SWEEP_EVERY:
+        if time.monotonic() - self._swept >= self.sweep_every:
             self._swept = time.monotonic()
             await self._one("remove expired secrets", _SWEEP, {})
 

@@ -56,7 +56,7 @@ class RedisSecrets:
         except (RedisError, OSError, TimeoutError) as exc:
             raise SecretStoreError(
                 f"mcpbridge-auth: Redis at {self._shown_url} could not {what} ({type(exc).__name__}); check "
-                "that it runs and that [plugins.auth] store points at it"
+                "that it runs and that [plugins.auth] store points at it (with its password, if it needs one)"
             ) from exc
 
     async def get(self, key: str) -> bytes | None:

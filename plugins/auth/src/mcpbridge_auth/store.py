@@ -19,7 +19,9 @@ import base64
 import hashlib
 import hmac
 import logging
+import math
 import secrets
+import threading
 import time
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
@@ -76,7 +78,8 @@ def open_store(url: str | None, secret: str | None) -> SecretStore:
     "postgres://": PostgreSQL (`mcpbridge-auth[postgres]`). Shared stores need a secret.
     """
     keys = _split(secret)
-    if url is None or url.strip() in ("", "memory"):
+    url = None if url is None else url.strip()
+    if not url or url == "memory":
         return SealedStore(MemoryStore(), keys or [secrets.token_urlsafe(32)])
     scheme = url.partition("://")[0].lower() if "://" in url else ""
     if scheme not in ("redis", "rediss", "postgresql", "postgres"):
@@ -110,8 +113,8 @@ def _derive(secret: str, label: bytes) -> bytes:
 
 
 def check_ttl(ttl: float | None) -> None:
-    """A ttl is a positive number of seconds, or None (no expiry)."""
-    if ttl is not None and not ttl > 0:
+    """A ttl is a positive, finite number of seconds, or None (no expiry)."""
+    if ttl is not None and not (ttl > 0 and math.isfinite(ttl)):
         raise ValueError(f"a secret's ttl must be a positive number of seconds or None, not {ttl!r}")
 
 
@@ -175,44 +178,50 @@ class SealedStore:
 
 
 class MemoryStore:
-    """This process's dict, with expiry; `take` is atomic (no await between get and delete)."""
+    """This process's dict, with expiry. A lock (held for dict operations only, never across
+    an await) keeps it right when bridges on several event loops or threads share it: of
+    concurrent takers, one gets the value."""
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[bytes, float | None]] = {}
+        self._lock = threading.Lock()
         self._puts = 0
 
-    def _live(self, key: str) -> bytes | None:
-        entry = self._entries.get(key)
+    def _live(self, key: str, *, remove: bool = False) -> bytes | None:
+        """The unexpired value under `key` (removed when `remove`); call with the lock held."""
+        entry = self._entries.pop(key, None) if remove else self._entries.get(key)
         if entry is None:
             return None
         value, expires = entry
         if expires is not None and time.monotonic() >= expires:
-            del self._entries[key]
+            self._entries.pop(key, None)
             return None
         return value
 
     async def get(self, key: str) -> bytes | None:
         await asyncio.sleep(0)
-        return self._live(key)
+        with self._lock:
+            return self._live(key)
 
     async def put(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
         check_ttl(ttl)
-        self._entries[key] = (bytes(value), None if ttl is None else time.monotonic() + ttl)
-        self._puts += 1
-        if self._puts % 256 == 0:  # expired entries nobody asks for again do not pile up
-            for name in list(self._entries):
-                self._live(name)
         await asyncio.sleep(0)
+        with self._lock:
+            self._entries[key] = (bytes(value), None if ttl is None else time.monotonic() + ttl)
+            self._puts += 1
+            if self._puts % 256 == 0:  # expired entries nobody asks for again do not pile up
+                for name in list(self._entries):
+                    self._live(name)
 
     async def take(self, key: str) -> bytes | None:
         await asyncio.sleep(0)
-        value = self._live(key)
-        self._entries.pop(key, None)
-        return value
+        with self._lock:
+            return self._live(key, remove=True)
 
     async def delete(self, key: str) -> None:
-        self._entries.pop(key, None)
         await asyncio.sleep(0)
+        with self._lock:
+            self._entries.pop(key, None)
 
     async def aclose(self) -> None:
         """Nothing to release; the entries stay for the life of the store."""
