@@ -269,7 +269,9 @@ async def test_a_ttl_must_be_positive(backend: Backend, secret: str) -> None:
     assert await store.get(USER) is None
 
 
-@pytest.mark.parametrize("url", ["http://example.com/store", "sqlite:///tokens.db", "redis", "mysql://u:pw@h/db"])
+@pytest.mark.parametrize(
+    "url", ["http://example.com/store", "sqlite:///tokens.db", "redis", "mysql://u:pw@h/db", "pw is here://x"]
+)
 def test_an_unknown_store_is_a_config_error_naming_the_accepted_forms(url: str) -> None:
     with pytest.raises(ConfigError, match=r"\[plugins.auth\] store must be") as raised:
         open_store(url, "a-secret")
@@ -277,6 +279,24 @@ def test_an_unknown_store_is_a_config_error_naming_the_accepted_forms(url: str) 
     assert "postgresql://" in str(raised.value)
     assert "pw" not in str(raised.value)
     assert "example.com" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "driver", "extra"),
+    [
+        ("redis://h/0", "redis", "redis"),
+        ("postgresql://h/d", "psycopg", "postgres"),
+        ("postgres://h/d", "psycopg", "postgres"),
+    ],
+)
+def test_a_shared_store_without_its_driver_is_a_config_error_naming_the_extra(
+    url: str, driver: str, extra: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [name for name in sys.modules if name == driver or name.startswith(driver + ".")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, driver, None)  # `import redis` raises ImportError, as when not installed
+    with pytest.raises(ConfigError, match=rf"`{driver}` is not installed: install `mcpbridge-auth\[{extra}\]`"):
+        open_store(url, "a-secret")
 
 
 @pytest.mark.parametrize("url", ["redis://:hunter2@127.0.0.1:6379/0", "rediss://h/0", "postgresql://u:hunter2@h/d"])
@@ -289,7 +309,7 @@ def test_a_shared_store_without_a_key_is_a_config_error_saying_how_to_make_one(u
 
 
 async def test_memory_needs_no_key_and_keeps_values_per_process() -> None:
-    first, second = open_store(None, None), open_store("memory", None)
+    first, second = open_store(None, None), open_store(" Memory ", None)
     await first.put(USER, TOKEN)
     assert await first.get(USER) == TOKEN
     assert await second.get(USER) is None  # another store: another dict, another random key

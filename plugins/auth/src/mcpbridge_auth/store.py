@@ -18,8 +18,10 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import importlib
 import logging
 import math
+import re
 import secrets
 import threading
 import time
@@ -79,28 +81,42 @@ def open_store(url: str | None, secret: str | None) -> SecretStore:
     """
     keys = _split(secret)
     url = None if url is None else url.strip()
-    if not url or url == "memory":
+    if not url or url.lower() == "memory":
         return SealedStore(MemoryStore(), keys or [secrets.token_urlsafe(32)])
     scheme = url.partition("://")[0].lower() if "://" in url else ""
     if scheme not in ("redis", "rediss", "postgresql", "postgres"):
-        shown = f"a {scheme}:// URL" if scheme else "a value without a scheme"  # never the URL: it may hold a password
+        # Never the URL itself (it may hold a password): its scheme, when it looks like one.
+        shown = f"a {scheme}:// URL" if re.fullmatch(r"[a-z][a-z0-9+.-]{0,19}", scheme) else "another value"
         raise ConfigError(f"[plugins.auth] store must be {_ACCEPTED}; got {shown}")
     if not keys:
         raise ConfigError(
             "[plugins.auth] key is missing: a shared store (Redis or PostgreSQL) keeps tokens encrypted "
-            f"with it, and every worker needs the same one. Make one with `{_MAKE_KEY}` and set it as "
-            "[plugins.auth] key (or its environment variable)"
+            f"with it, and every worker needs the same one. Make one with `{_MAKE_KEY}` and set "
+            '`key = "${MCPBRIDGE_AUTH_KEY}"` under [plugins.auth]'
         )
     backend: SecretStore
     if scheme.startswith("redis"):
+        _require("redis.asyncio", "Redis", "redis")
         from mcpbridge_auth.redis_store import RedisSecrets
 
         backend = RedisSecrets(url)
     else:
+        _require("psycopg", "PostgreSQL", "postgres")
         from mcpbridge_auth.postgres_store import PostgresSecrets
 
         backend = PostgresSecrets(url)
     return SealedStore(backend, keys)
+
+
+def _require(module: str, service: str, extra: str) -> None:
+    """Import the driver now, so a missing one is a configuration error, not a failed sign-in."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(
+            f"[plugins.auth] store is a {service} URL but `{module.partition('.')[0]}` is not installed: "
+            f"install `mcpbridge-auth[{extra}]`"
+        ) from exc
 
 
 def _split(secret: str | None) -> list[str]:
