@@ -308,6 +308,12 @@ def test_a_shared_store_without_a_key_is_a_config_error_saying_how_to_make_one(u
     assert "hunter2" not in str(raised.value)
 
 
+def test_a_redis_url_that_decodes_replies_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="decode_responses") as raised:
+        open_store("redis://:hunter2@127.0.0.1:6379/0?decode_responses=True", "a-secret")
+    assert "hunter2" not in str(raised.value)
+
+
 async def test_memory_needs_no_key_and_keeps_values_per_process() -> None:
     first, second = open_store(None, None), open_store(" Memory ", None)
     await first.put(USER, TOKEN)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 import weakref
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
-from mcpbridge import redact_url
+from mcpbridge import ConfigError, redact_url
 from mcpbridge_auth.store import SecretStoreError, check_ttl
 
 PREFIX = "mcpbridge-auth:"
@@ -20,6 +21,11 @@ class RedisSecrets:
     belongs to the loop it first ran on)."""
 
     def __init__(self, url: str, *, prefix: str = PREFIX, timeout: float = 5.0) -> None:
+        if any(name.lower() == "decode_responses" for name in parse_qs(urlsplit(url).query)):
+            raise ConfigError(
+                "[plugins.auth] store sets decode_responses: the store reads Redis replies as bytes "
+                "(sealed values are not text). Remove it from the URL"
+            )
         self.url = url
         self.prefix = prefix
         self._shown_url = redact_url(url)  # never a password in errors
