@@ -1,6 +1,14 @@
 """The bridge of this worker process: opened once, when the server imports the graph, and
 closed by the app's lifespan (webapp.py) when the server stops (as examples/langgraph-server
-explains)."""
+explains).
+
+With MCPBRIDGE_EXAMPLE_SIGNIN_URL set (the URL of an MCP server that acts for the person and
+asks each one to sign in with OAuth, e.g. `python tests/servers/signin_server.py --port 8765`),
+the bridge also gets that server, as `workspace`, and the auth plugin (mcpbridge-auth): its
+calls pause on a sign-in card until the person has signed in. The authorization server sends
+the person back to this app's `/cards/signed-in` (webapp.py) on the URL `langgraph dev` serves
+(LANGGRAPH_API_URL), or MCPBRIDGE_EXAMPLE_REDIRECT_URI.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +20,36 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from mcpbridge import MCPBridge, MCPTool
+from mcpbridge import MCPBridge, MCPTool, load_settings
 
 HERE = Path(__file__).parent
 os.environ.setdefault("MCP_PYTHON", sys.executable)  # the stdio servers run on this Python
 os.environ.setdefault("CARDS_SERVERS", str(HERE / "servers.py"))
+SIGN_IN_SERVER = "workspace"
+
+
+def open_bridge() -> MCPBridge:
+    """mcpbridge.toml's bridge, plus the sign-in server and the auth plugin when one is named."""
+    settings = load_settings(HERE / "mcpbridge.toml")
+    url = os.environ.get("MCPBRIDGE_EXAMPLE_SIGNIN_URL")
+    if not url:
+        return MCPBridge(settings=settings)
+    app = os.environ.get("LANGGRAPH_API_URL") or "http://127.0.0.1:2024"
+    auth = {
+        "servers": [SIGN_IN_SERVER],
+        "redirect_uri": os.environ.get("MCPBRIDGE_EXAMPLE_REDIRECT_URI") or f"{app.rstrip('/')}/cards/signed-in",
+        "identity": "config.configurable.user_id",  # the page sends it with every run
+    }
+    return MCPBridge(
+        settings=settings,
+        servers={SIGN_IN_SERVER: {"url": url}},
+        plugins=[*(settings.plugins.enabled or ()), "auth"],
+        plugin_settings={"auth": auth},
+    )
+
 
 _lifetime = contextlib.ExitStack()
-bridge = _lifetime.enter_context(MCPBridge.from_config(HERE / "mcpbridge.toml"))
+bridge = _lifetime.enter_context(open_bridge())
 tools: list[MCPTool] = bridge.list_tools_sync()
 
 

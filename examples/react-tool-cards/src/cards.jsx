@@ -2,14 +2,18 @@
 // one card per `useStream().toolCalls` entry, updated in place, plus what the events plugin
 // adds (live MCP progress, task status) and the interrupts answered on the card.
 import React, { useState } from "react";
+import { SIGN_IN_TYPE, SignInCard } from "./signin.jsx";
 
 const CALCULATOR = new Set(["add", "subtract", "multiply", "divide", "power"]);
 const SYMBOL = { add: "+", subtract: "−", multiply: "×", divide: "÷", power: "^" };
 
-export function ToolCard({ call, status, error, mcp, interrupt, onAnswer }) {
+export function ToolCard({ call, status, error, mcp, interrupt, onAnswer, signInProblem }) {
   const common = { "data-call-id": call.callId, "data-tool": call.name, "data-status": status, "data-hook-status": call.status };
   if (interrupt?.value?.type === "mcp_approval") {
     return <ApprovalCard {...common} call={call} interrupt={interrupt} onAnswer={onAnswer} />;
+  }
+  if (interrupt?.value?.type === SIGN_IN_TYPE) {
+    return <SignInCard {...common} call={call} interrupt={interrupt} problem={signInProblem} />;
   }
   if (interrupt?.value?.type === "mcp_elicitation") {
     return <ElicitationCard {...common} call={call} interrupt={interrupt} onAnswer={onAnswer} />;

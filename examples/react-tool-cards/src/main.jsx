@@ -5,6 +5,7 @@ import { createRoot } from "react-dom/client";
 import { useChannel, useStream } from "@langchain/react";
 import { ToolCard } from "./cards.jsx";
 import { cardStatus, foldMcpEvents, textOf } from "./mcp-events.js";
+import { isSignInCallback, SignInReturn, useSignInReturns } from "./signin.jsx";
 
 const EXAMPLES = [
   ["Weather and a sum", 'get_forecast {"city": "Oslo"}\nadd {"a": 2, "b": 3}'],
@@ -13,7 +14,14 @@ const EXAMPLES = [
   ["Delete a contact", 'delete_contact {"contact_id": "c1"}'],
   ["Book a table", 'book_table {"party_size": 2}'],
   ["Research (MCP task)", 'research {"topic": "Oslo winters"}'],
+  ["Sign in (whoami)", "whoami {}"],
 ];
+
+// Who the person is, for the servers that act for them (the auth plugin keeps their tokens per
+// user id): sent with every run as `config.configurable.user_id`. A real app takes it from its
+// own sign-in on the server side (LangGraph's custom auth), never from the page: see the README.
+const USER_ID = new URLSearchParams(window.location.search).get("user") || "demo-user";
+const RUN_CONFIG = { configurable: { user_id: USER_ID } };
 
 function App() {
   const stream = useStream({ apiUrl: window.location.origin, assistantId: "agent" });
@@ -40,13 +48,16 @@ function App() {
 
   const send = (event) => {
     event?.preventDefault();
-    stream.submit({ messages: [{ type: "human", content: text }] });
+    stream.submit({ messages: [{ type: "human", content: text }] }, { config: RUN_CONFIG });
   };
-  const answer = (interrupt, response) => stream.respond(response, { interruptId: interrupt.id });
+  // a resumed run gets only the config it is sent with: the user id goes with every answer
+  const answer = (interrupt, response) => stream.respond(response, { interruptId: interrupt.id, config: RUN_CONFIG });
+  const signInProblems = useSignInReturns(stream.interrupts, answer);
 
   return (
     <main data-loading={String(stream.isLoading)}>
       <h1>mcpbridge tool cards</h1>
+      <p className="whoami">You are <strong>{USER_ID}</strong> (<code>?user=</code> in the address changes it).</p>
       <form className="composer" onSubmit={send}>
         <div className="examples">
           {EXAMPLES.map(([label, prompt]) => (
@@ -69,7 +80,8 @@ function App() {
                 const { status, error } = cardStatus(call, toolMessages.get(asked.id), mcp.get(asked.id));
                 return (
                   <ToolCard key={asked.id} call={call} status={status} error={error} mcp={mcp.get(asked.id)}
-                    interrupt={interrupts.get(asked.id)} onAnswer={answer} />
+                    interrupt={interrupts.get(asked.id)} onAnswer={answer}
+                    signInProblem={signInProblems[interrupts.get(asked.id)?.value?.state]} />
                 );
               })}
             </div>
@@ -98,4 +110,4 @@ function useCardLog(hookCalls, toolMessages, mcp, isLoading) {
   }, [hookCalls, toolMessages, mcp, isLoading]);
 }
 
-createRoot(document.getElementById("root")).render(<App />);
+createRoot(document.getElementById("root")).render(isSignInCallback() ? <SignInReturn /> : <App />);
