@@ -5,28 +5,22 @@ rotation and configuration errors."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
 import secrets
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable
-from pathlib import Path
 
 import psycopg
 import pytest
+from mcpbridge_auth.postgres_store import TABLE, PostgresSecrets
+from mcpbridge_auth.redis_store import PREFIX
+from mcpbridge_auth.store import MemoryStore, SealedStore, SecretStoreError, open_store
 from redis.asyncio import Redis
 
 from mcpbridge import ConfigError
 from tests.helpers import service_url
 from tests.helpers.waiting import until
-
-if importlib.util.find_spec("mcpbridge_auth") is None:  # before `pip install -e plugins/auth`
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "plugins" / "auth" / "src"))
-
-from mcpbridge_auth.postgres_store import TABLE, PostgresSecrets
-from mcpbridge_auth.redis_store import PREFIX
-from mcpbridge_auth.store import MemoryStore, SealedStore, SecretStoreError, open_store
 
 pytestmark = pytest.mark.serial
 
