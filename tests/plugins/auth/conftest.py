@@ -65,3 +65,26 @@ async def open_as(person: str | None, authorization_url: str) -> dict[str, str]:
 @pytest.fixture
 def person() -> Callable[..., Any]:
     return open_as
+
+
+def saved(checkpointer: Any) -> bytes:
+    """Everything an `InMemorySaver` holds, as it would be stored: every serialized blob,
+    checkpoint and write, joined (to search for what must never be saved)."""
+    found: list[bytes] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, bytes):
+            found.append(value)
+        elif isinstance(value, str):
+            found.append(value.encode())
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+        elif isinstance(value, list | tuple | set):
+            for item in value:
+                walk(item)
+
+    walk((dict(checkpointer.storage), dict(checkpointer.writes), dict(checkpointer.blobs)))
+    assert found, "the checkpointer holds nothing: the search below would prove nothing"
+    return b"\n".join(found)

@@ -36,6 +36,7 @@ from mcp.client.auth.utils import (
     handle_registration_response,
     issuers_match,
     should_use_client_metadata_url,
+    union_scopes,
     validate_metadata_issuer,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata, OAuthToken
@@ -233,7 +234,7 @@ class OAuthClient:
     # -- the client --------------------------------------------------------------------
 
     async def client(
-        self, authority: Authority, registered: OAuthClientInformationFull | None
+        self, authority: Authority, registered: OAuthClientInformationFull | None, scope: str | None
     ) -> tuple[OAuthClientInformationFull, bool]:
         """The client to sign in with, and whether it was registered just now."""
         settings = self.settings
@@ -248,7 +249,7 @@ class OAuthClient:
         if should_use_client_metadata_url(authority.metadata, settings.client_metadata_url):
             assert settings.client_metadata_url is not None
             return create_client_info_from_metadata_url(settings.client_metadata_url, redirect_uris=[redirect]), False
-        if registered is not None and [str(uri) for uri in registered.redirect_uris or []] == [settings.redirect_uri]:
+        if registered is not None and _fits(registered, settings.redirect_uri, scope):
             return registered, False
         if authority.metadata.registration_endpoint is None:
             raise SignInError(
@@ -261,6 +262,8 @@ class OAuthClient:
             grant_types=["authorization_code", "refresh_token"],
             response_types=["code"],
             application_type="web",
+            # Every scope the server offers, so that a later step-up needs no new registration.
+            scope=union_scopes(" ".join(authority.metadata.scopes_supported or []) or None, scope),
         )
         request = create_client_registration_request(authority.metadata, metadata, authority.issuer)
         response = await self.send(request, f"the authorization server {authority.issuer}'s registration")
@@ -356,6 +359,13 @@ def client_auth(
     elif method not in (None, "none", "client_secret_basic", "client_secret_post"):
         raise SignInError(f"the client uses token_endpoint_auth_method {method!r}, which this plugin cannot apply")
     return data, headers
+
+
+def _fits(client: OAuthClientInformationFull, redirect_uri: str, scope: str | None) -> bool:
+    """A stored registration serves this sign-in: same callback, and the scopes asked for."""
+    if [str(uri) for uri in client.redirect_uris or []] != [redirect_uri]:
+        return False
+    return client.scope is None or set((scope or "").split()) <= set(client.scope.split())
 
 
 def _oauth_error(response: httpx2.Response) -> str:

@@ -201,7 +201,7 @@ class SignIns:
             client_key = _key("client", authority.issuer)
             stored = await self.store.get(client_key)
             registered = OAuthClientInformationFull.model_validate_json(stored) if stored else None
-            client, new = await oauth.client(authority, registered)
+            client, new = await oauth.client(authority, registered, asked)
             if new:
                 await self.store.put(client_key, client.model_dump_json(exclude_none=True).encode())
             url, state, verifier = oauth.authorization_url(authority, client, self.settings.redirect_uri, asked)
