@@ -158,9 +158,9 @@ class SealedStore:
             return self._fernet.decrypt(sealed)
         except InvalidToken:
             logger.warning(
-                "mcpbridge-auth: a stored secret does not decrypt with [plugins.auth] key (a key other "
-                "workers do not share, a key rotated out, or a value altered in the store); it is "
-                "treated as absent, and the person signs in again"
+                "mcpbridge-auth: a stored secret does not decrypt with [plugins.auth] key (it was altered "
+                "in the store, or sealed with a key this worker does not list); it is treated as absent, "
+                "and the person signs in again"
             )
             return None
 
@@ -175,7 +175,7 @@ class SealedStore:
         check_ttl(ttl)
         newest, *older = self.names(key)
         await self.backend.put(newest, self.seal(value), ttl=ttl)
-        for name in older:  # what an older key sealed would otherwise shadow nothing but linger
+        for name in older:  # else a stale entry under an older name comes back once this one expires
             await self.backend.delete(name)
 
     async def take(self, key: str) -> bytes | None:
