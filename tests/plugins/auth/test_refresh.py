@@ -7,8 +7,8 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
-
 from mcpbridge_auth import create_sign_in_resume
+
 from tests.plugins.auth.conftest import UserContext, agent, bridge, open_as
 from tests.servers.signin_server import SignInServer
 

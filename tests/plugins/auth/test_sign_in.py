@@ -12,9 +12,9 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
+from mcpbridge_auth import PAYLOAD_TYPE, SignedIn, complete_sign_in, create_sign_in_resume, revoke
 
 from mcpbridge.testing import make_agent, tool_call_turn
-from mcpbridge_auth import PAYLOAD_TYPE, SignedIn, complete_sign_in, create_sign_in_resume, revoke
 from tests.plugins.auth.conftest import UserContext, agent, answer_with_tool_output, bridge, open_as, saved
 from tests.servers.signin_server import SignInServer
 
@@ -48,7 +48,8 @@ async def test_first_call_pauses_with_the_authorization_url_then_runs_once_as_th
         assert payload["issuer"] == f"{signin.base_url}/"
         url = payload["authorization_url"]
         assert url.startswith(f"{signin.base_url}/authorize?")
-        assert f"state={payload['state']}" in url and "code_challenge_method=S256" in url
+        assert f"state={payload['state']}" in url
+        assert "code_challenge_method=S256" in url
         assert "resource=http%3A%2F%2F127.0.0.1" in url
 
         answer = await open_as("bob", url)
@@ -57,7 +58,8 @@ async def test_first_call_pauses_with_the_authorization_url_then_runs_once_as_th
 
     assert "__interrupt__" not in result
     [message] = tool_messages(result)
-    assert message.status == "success" and message.content == [{"type": "text", "text": "bob"}]
+    assert message.status == "success"
+    assert message.content == [{"type": "text", "text": "bob"}]
     assert signin.calls == {("whoami", "bob"): 1}
     assert signin.provider.code_exchanges == 1
 
@@ -94,7 +96,8 @@ async def test_a_wrong_state_is_refused_and_the_pause_can_be_answered_again(sign
         wrong = {pause.id: {"code": answer["code"], "state": "forged"}}
         with pytest.raises(ValueError, match="the answer's `state` is not this sign-in's"):
             await graph.ainvoke(Command(resume=wrong), config("t"), context=UserContext("bob"))
-        assert signin.provider.code_exchanges == 0 and signin.calls == {}
+        assert signin.provider.code_exchanges == 0
+        assert signin.calls == {}
 
         resume = create_sign_in_resume(result["__interrupt__"], **answer)
         result = await graph.ainvoke(Command(resume=resume), config("t"), context=UserContext("bob"))
@@ -203,7 +206,8 @@ async def test_a_call_without_an_identity_fails_naming_the_key(signin: SignInSer
     assert message.status == "error"
     assert "[plugins.auth] identity reads `context.user_id`" in str(message.content)
     assert "the run has no value for `context.user_id`" in str(message.content)
-    assert signin.calls == {} and signin.provider.clients == {}
+    assert signin.calls == {}
+    assert signin.provider.clients == {}
 
 
 async def test_two_people_are_each_answered_as_themselves(signin: SignInServer) -> None:
@@ -239,7 +243,9 @@ async def test_revoke_signs_the_person_out(signin: SignInServer) -> None:
         )
         assert await revoke(b, "bob", "crm") is True
         assert await revoke(b, "bob", "crm") is False
-        assert signin.provider.revocations == 2 and not signin.provider.access and not signin.provider.refresh
+        assert signin.provider.revocations == 2
+        assert not signin.provider.access
+        assert not signin.provider.refresh
         again = agent(tools, ("whoami", {}))
         result = await again.ainvoke({"messages": [("user", "hi")]}, config("t2"), context=UserContext("bob"))
     assert result["__interrupt__"][0].value["reason"] == "server 'crm' needs you to sign in"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
-
 from mcpbridge_auth import create_sign_in_resume
+
 from tests.plugins.auth.conftest import UserContext, agent, bridge, open_as
 from tests.servers.signin_server import SignInServer
 
@@ -28,7 +28,8 @@ async def test_a_wider_scope_is_asked_for_and_the_call_runs_once(signin: SignInS
         second = pause.value
         assert second["reason"] == "server 'crm' needs the wider scope 'admin'"
         assert second["scopes"] == ["tools", "admin"]
-        assert second["state"] != first["state"] and second["tool_call_id"] == first["tool_call_id"]
+        assert second["state"] != first["state"]
+        assert second["tool_call_id"] == first["tool_call_id"]
         assert signin.calls == {}
 
         answer = await open_as("bob", second["authorization_url"])
