@@ -1,0 +1,124 @@
+"""Where a sign-in must not go, and what must not happen twice: discovery never follows a
+URL the server suggests on another host; a resume sent twice runs the call once; calls to a
+server not listed carry no token."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import mcpbridge_auth
+import pytest
+from langchain_core.messages import ToolMessage
+from langgraph.types import Command
+from mcpbridge_auth import create_sign_in_resume
+
+from mcpbridge import AuthenticationError, MCPBridge
+from mcpbridge.testing import make_runtime, make_tool_call, serve_http
+from tests.plugins.auth.conftest import CALLBACK, UserContext, agent, bridge, open_as
+from tests.servers.signin_server import Provider, SignInServer, free_port
+
+
+class Elsewhere:
+    """Another host's app: counts every request it gets."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        self.requests += 1
+        await send({"type": "http.response.start", "status": 404, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+class Misdirecting:
+    """The sign-in server, its challenges pointing `resource_metadata` at another host."""
+
+    def __init__(self, app: Any, elsewhere: str) -> None:
+        self.app, self.elsewhere = app, elsewhere
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        async def rewriting(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = []
+                for name, value in message["headers"]:
+                    if name == b"www-authenticate":
+                        start = value.index(b'resource_metadata="')
+                        value = value[:start] + f'resource_metadata="{self.elsewhere}"'.encode()
+                    headers.append((name, value))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, rewriting)
+
+
+@pytest.fixture
+def misdirecting() -> Iterator[tuple[SignInServer, Elsewhere]]:
+    elsewhere = Elsewhere()
+    other = serve_http(elsewhere)
+    port = free_port()
+    signin = SignInServer(f"http://127.0.0.1:{port}", Provider())
+    served = serve_http(Misdirecting(signin.app(), f"{other.base_url}/.well-known/oauth-protected-resource"), port)
+    yield signin, elsewhere
+    served.stop()
+    other.stop()
+
+
+async def test_discovery_never_fetches_a_url_on_another_host(misdirecting: tuple[SignInServer, Elsewhere]) -> None:
+    signin, elsewhere = misdirecting
+    config = {"configurable": {"thread_id": "t"}}
+    async with bridge(signin) as b:
+        graph = agent(await b.list_tools(), ("whoami", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))
+        answer = await open_as("bob", result["__interrupt__"][0].value["authorization_url"])
+        result = await graph.ainvoke(
+            Command(resume=create_sign_in_resume(result["__interrupt__"], **answer)), config, context=UserContext("bob")
+        )
+    assert elsewhere.requests == 0  # the server's own well-known URL was used instead
+    assert signin.calls == {("whoami", "bob"): 1}
+
+
+async def test_a_resume_sent_twice_runs_the_call_once(signin: SignInServer) -> None:
+    config = {"configurable": {"thread_id": "t"}}
+    async with bridge(signin) as b:
+        graph = agent(await b.list_tools(), ("whoami", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))
+        answer = await open_as("bob", result["__interrupt__"][0].value["authorization_url"])
+        resume = Command(resume=create_sign_in_resume(result["__interrupt__"], **answer))
+        outcomes = await asyncio.gather(
+            graph.ainvoke(resume, config, context=UserContext("bob")),
+            graph.ainvoke(resume, config, context=UserContext("bob")),
+            return_exceptions=True,
+        )
+    assert signin.calls == {("whoami", "bob"): 1}
+    assert signin.provider.code_exchanges == 1
+    won = [o for o in outcomes if isinstance(o, dict)]
+    assert [m.content for m in won[0]["messages"] if isinstance(m, ToolMessage)] == [[{"type": "text", "text": "bob"}]]
+    assert sorted(type(o).__name__ for o in outcomes) == ["ResumeConflictError", "dict"], outcomes
+
+
+async def test_a_server_not_listed_gets_no_token(signin: SignInServer) -> None:
+    listed = MCPBridge(
+        {"crm": {"url": signin.url}, "other": {"url": signin.url}},
+        plugins=[mcpbridge_auth],
+        plugin_settings={"auth": {"servers": ["crm"], "redirect_uri": CALLBACK}},
+        tool_name_prefix=True,
+    )
+    config = {"configurable": {"thread_id": "t"}}
+    async with listed as b:
+        tools = {tool.name: tool for tool in await b.list_tools()}
+        graph = agent(list(tools.values()), ("crm_whoami", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))
+        answer = await open_as("bob", result["__interrupt__"][0].value["authorization_url"])
+        result = await graph.ainvoke(
+            Command(resume=create_sign_in_resume(result["__interrupt__"], **answer)), config, context=UserContext("bob")
+        )
+        call = make_tool_call(tools["other_whoami"], {}, runtime=make_runtime(UserContext("bob")))
+        with pytest.raises(AuthenticationError, match="server 'other' refused the credentials: HTTP 401"):
+            await tools["other_whoami"].ainvoke(call)
+    [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert message.content == [{"type": "text", "text": "bob"}]
+    assert signin.calls == {("whoami", "bob"): 1}  # bob's token would have run it as bob
