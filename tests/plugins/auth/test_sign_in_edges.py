@@ -122,3 +122,26 @@ async def test_a_server_not_listed_gets_no_token(signin: SignInServer) -> None:
     [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
     assert message.content == [{"type": "text", "text": "bob"}]
     assert signin.calls == {("whoami", "bob"): 1}  # bob's token would have run it as bob
+
+
+async def test_a_refused_code_asks_again_saying_why(signin: SignInServer) -> None:
+    config = {"configurable": {"thread_id": "t"}}
+    async with bridge(signin) as b:
+        graph = agent(await b.list_tools(), ("whoami", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))
+        first = result["__interrupt__"][0].value
+        await open_as("bob", first["authorization_url"])  # the person consents, the code gets lost
+        forged = create_sign_in_resume(result["__interrupt__"], code="not-the-code", state=first["state"])
+        result = await graph.ainvoke(Command(resume=forged), config, context=UserContext("bob"))
+        [pause] = result["__interrupt__"]
+        assert pause.value["reason"] == (
+            "server 'crm' needs you to sign in (the last sign-in failed: the authorization server refused "
+            "the authorization code (HTTP 400: invalid_grant))"
+        )
+        answer = await open_as("bob", pause.value["authorization_url"])
+        result = await graph.ainvoke(
+            Command(resume=create_sign_in_resume(result["__interrupt__"], **answer)), config, context=UserContext("bob")
+        )
+    [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert message.content == [{"type": "text", "text": "bob"}]
+    assert signin.calls == {("whoami", "bob"): 1}

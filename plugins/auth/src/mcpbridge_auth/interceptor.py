@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mcpbridge import AuthenticationError, ToolCallError, ToolCallHandler, ToolCallRequest, thread_id
 from mcpbridge_auth.answers import ANSWER_SCHEMA, SIGN_IN
 from mcpbridge_auth.flow import Challenge, SignInError
-from mcpbridge_auth.signins import SignIns
+from mcpbridge_auth.signins import Grant, SignIns
 
 if TYPE_CHECKING:
     from mcp.types import Tool
@@ -51,11 +51,12 @@ class SignInInterceptor:
             return await handler(request)
         identity = self._identity(request)
         call = (thread_id(request), request.tool_call_id, server, request.name)
+        note = None
         for attempt in range(MAX_SIGN_INS + 1):
             details = await self.sign_ins.asked(call, attempt)
             if details is not None:  # this call paused here in an earlier run: take that answer again
-                answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA)
-                await self.sign_ins.answered(answer, identity)
+                answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
+                note = await self.sign_ins.answered(answer, identity, server)
                 continue
             if attempt == MAX_SIGN_INS:
                 break
@@ -72,12 +73,12 @@ class SignInInterceptor:
                     if grant is not None:
                         raise _without(refused, grant.token.access_token) from None
                     raise
-            details = await self._begin(request, identity, challenge, grant)
+            details = await self._begin(request, identity, challenge, grant, note)
             if details is None:
                 continue  # another call of this person signed in meanwhile: send again
             await self.sign_ins.remember(call, attempt, details)
             answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
-            await self.sign_ins.answered(answer, identity)
+            note = await self.sign_ins.answered(answer, identity, server)
         raise ToolCallError.about(
             request,
             f"was refused after {MAX_SIGN_INS} sign-ins in one call: the server refuses the tokens its "
@@ -85,7 +86,7 @@ class SignInInterceptor:
         )
 
     async def _begin(
-        self, request: ToolCallRequest, identity: str, challenge: Challenge, grant: Any
+        self, request: ToolCallRequest, identity: str, challenge: Challenge, grant: Grant | None, note: str | None
     ) -> dict[str, Any] | None:
         server = request.server_name
         try:
@@ -96,7 +97,7 @@ class SignInInterceptor:
                     authority = await self.sign_ins.authority(server, challenge, fresh=True)
                     if await self.sign_ins.grant(identity, authority) is not None:
                         return None
-            return await self.sign_ins.begin(identity, server, challenge, grant)
+            return await self.sign_ins.begin(identity, server, challenge, grant, note)
         except SignInError as exc:
             raise SignInFailed.about(request, f"needs the person to sign in, but {exc}") from None
 

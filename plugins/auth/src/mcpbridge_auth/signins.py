@@ -181,23 +181,26 @@ class SignIns:
 
     # -- a sign-in -----------------------------------------------------------------------------
 
-    async def begin(self, identity: str, server: str, challenge: Challenge, held: Grant | None) -> dict[str, Any]:
+    async def begin(
+        self, identity: str, server: str, challenge: Challenge, held: Grant | None, note: str | None = None
+    ) -> dict[str, Any]:
         """Start a sign-in for `identity` to `server` (which answered `challenge`, to the token
-        of `held` if any): the pause's details. The verifier stays in the store."""
-        authority = await self.authority(server, challenge, fresh=challenge.status == 401)
+        of `held` if any): the pause's details. The verifier stays in the store. `note` says
+        why an earlier sign-in of this call did not do."""
+        authority = await self.authority(server, challenge)
         async with self.oauth() as oauth:
             asked = oauth.scopes_for(authority, challenge)
             if challenge.status == 403 and held is not None:
                 before = union_scopes(held.scope, held.token.scope)
                 asked = union_scopes(before, asked)
-                wider = [scope for scope in (challenge.scope or "").split() if scope not in (before or "").split()]
-                reason = f"server {server!r} needs the wider scope {' '.join(wider) or challenge.scope!r}"
-                if wider:
-                    reason = f"server {server!r} needs the wider scope {' '.join(wider)!r}"
+                wider = " ".join(s for s in (challenge.scope or "").split() if s not in (before or "").split())
+                reason = f"server {server!r} needs the wider scope {wider or challenge.scope or 'it names'!r}"
             elif held is not None:
                 reason = f"server {server!r} needs you to sign in again (your sign-in expired or was revoked)"
             else:
                 reason = f"server {server!r} needs you to sign in"
+            if note:
+                reason = f"{reason} ({note})"
             client_key = _key("client", authority.issuer)
             stored = await self.store.get(client_key)
             registered = OAuthClientInformationFull.model_validate_json(stored) if stored else None
@@ -258,16 +261,21 @@ class SignIns:
         await self.store.put(key, grant.dump())
         return SignedIn(pending["identity"], pending["server"], pending["issuer"], (token.scope or "").split())
 
-    async def answered(self, answer: dict[str, Any], identity: str) -> None:
-        """Complete the sign-in a resumed pause was answered for. Nothing to do when the app
-        completed it itself (`signed_in`) or an earlier run of this call did (its state was
-        taken): the call goes on with what the store holds, and pauses again if that is nothing."""
+    async def answered(self, answer: dict[str, Any], identity: str, server: str) -> str | None:
+        """Complete the sign-in a resumed pause was answered for; None when done, else why not
+        (said in the next pause). Nothing to do when the app completed it itself (`signed_in`)
+        or an earlier run of this call did (its state was taken): the call goes on with what
+        the store holds, and pauses again if that is nothing."""
         if "code" not in answer:
-            return
+            return None
         try:
             await self.finish(answer["state"], answer["code"], identity=identity)
         except ValueError:
-            return
+            return "the last sign-in expired or was already used"
+        except SignInError as exc:
+            logger.info("mcpbridge-auth: server %r: %s", server, exc)
+            return f"the last sign-in failed: {exc}"
+        return None
 
     # -- the pauses of one call ----------------------------------------------------------------
 
