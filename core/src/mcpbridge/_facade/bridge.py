@@ -12,7 +12,7 @@ from langchain_core.messages import ToolMessage
 from mcp.client.session import ClientSession
 from mcp.types import Tool
 
-from mcpbridge._base.config import Settings, load_settings
+from mcpbridge._base.config import ServerConfig, Settings, load_settings
 from mcpbridge._base.errors import ConfigError
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
 from mcpbridge._base.redaction import install_log_redaction
@@ -72,16 +72,7 @@ class MCPBridge:
         self._interceptors = tuple(self._host.interceptors())
         self._schema_bounds = self.settings.schema_bounds()
         self._connections = {
-            name: Connection(
-                name,
-                server,
-                timeout=self.settings.server_timeout(name),
-                client_options=self._host.client_options(name, server),
-                max_result_bytes=self.settings.server_max_result_bytes(name),
-                max_argument_bytes=self.settings.server_max_argument_bytes(name),
-                unanswered=self._host.unanswered,
-                check_output=OutputChecks(name, self._schema_bounds, self.settings.max_argument_depth),
-            )
+            name: self._connection_to(name, server, self._host.client_options(name, server))
             for name, server in self.settings.servers.items()
         }
         self._home = HomeLoop()
@@ -95,6 +86,22 @@ class MCPBridge:
         self._host.observe()
         self._reviews = self._host.tool_reviews()
         self._names = ToolNames(tuple(self._connections), prefix=self.settings.tool_name_prefix)
+
+    def _connection_to(
+        self, name: str, server: ServerConfig, options: Mapping[str, Any], *, spawned: bool = False
+    ) -> Connection:
+        """The connection to `server`; it spawns one per credential that calls carry (`for_credential`)."""
+        return Connection(
+            name,
+            server,
+            timeout=self.settings.server_timeout(name),
+            client_options=options,
+            max_result_bytes=self.settings.server_max_result_bytes(name),
+            max_argument_bytes=self.settings.server_max_argument_bytes(name),
+            unanswered=self._host.unanswered,
+            check_output=OutputChecks(name, self._schema_bounds, self.settings.max_argument_depth),
+            spawn=None if spawned else lambda config: self._connection_to(name, config, options, spawned=True),
+        )
 
     @property
     def interceptors(self) -> tuple[ToolCallInterceptor, ...]:

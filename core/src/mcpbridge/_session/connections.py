@@ -1,20 +1,20 @@
-"""One persistent MCP session per server: opened lazily, shared by concurrent calls,
-owned by one long-lived task, reopened when the server dies or forgets the session, closed
-without leftovers.
+"""One persistent MCP session per server (and per credential its calls carry): opened lazily,
+shared by concurrent calls, reopened when the server dies or forgets it, closed without leftovers.
 
 The mcp `Client` must be entered and exited in the same task, so each connection runs an
-*owner* task that opens the client, lists the tools once, and waits until it is told to
-close or its transport ends. Calls from any task of the same event loop share the session
-(the SDK multiplexes them); what they raise is told apart in `translate`, the calls on their
-way are in `in_flight`, and a call sent as an MCP task goes through `task_requests`.
+*owner* task that opens the client, lists the tools once, and waits until it is told to close
+or its transport ends. Errors are told apart in `translate`, the calls on their way are in
+`in_flight`, and a call sent as an MCP task goes through `task_requests`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import hashlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from typing import Any, TypeVar, cast
@@ -43,6 +43,8 @@ T = TypeVar("T")
 _Answer = types.CallToolResult | types.InputRequiredResult
 
 _SHUTDOWN_GRACE = 5.0
+CREDENTIAL_SESSIONS = 64
+"""Sessions of per-call credentials kept open per server (idle ones beyond are closed)."""
 
 
 class Connection:
@@ -59,6 +61,7 @@ class Connection:
         max_argument_bytes: int | None = None,
         unanswered: Callable[[Capability | None], str] = lambda capability: "see `mcpbridge plugins`",
         check_output: Callable[[types.Tool, types.CallToolResult], Awaitable[str | None]],
+        spawn: Callable[[ServerConfig], Connection] | None = None,
     ) -> None:
         self.name = name
         self._check_output = check_output
@@ -85,6 +88,10 @@ class Connection:
         self._stop = asyncio.Event()
         self._owner: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        self._spawn = spawn
+        """Makes the connection of one credential (`for_credential`); None on such a connection."""
+        self._credentialed: OrderedDict[str, Connection] = OrderedDict()
+        self._closing: set[asyncio.Future[None]] = set()
 
     def _wrapped(self, key: str, value: Any) -> Any:
         """`value` itself, or for a callback that answers the server's own requests one whose
@@ -111,8 +118,28 @@ class Connection:
 
     @property
     def calls_in_flight(self) -> tuple[ToolCallRequest, ...]:
-        """The tool calls sent on this session that have not been answered yet."""
-        return self._in_flight.calls
+        """The tool calls sent on this session (or one of its credentials') not answered yet."""
+        return sum((c.calls_in_flight for c in self._credentialed.values()), self._in_flight.calls)
+
+    def for_credential(self, headers: Mapping[str, str] | None) -> Connection | None:
+        """The session of the call's own `Authorization`, when it carries one to a `url` server:
+        servers bind a session to the credential that opened it (mcp's answer 404 to any other),
+        and one person's credential never travels on another's session. The least recently used
+        idle ones beyond `CREDENTIAL_SESSIONS` are closed."""
+        credential = next((v for k, v in (headers or {}).items() if k.lower() == "authorization"), None)
+        if credential is None or self._spawn is None or self.config.url is None:
+            return None
+        key = hashlib.sha256(credential.encode()).hexdigest()
+        if (own := self._credentialed.get(key)) is None:
+            config = self.config.model_copy(update={"headers": {**self.config.headers, "Authorization": credential}})
+            own = self._credentialed[key] = self._spawn(config)
+            idle = [k for k, c in self._credentialed.items() if not c.calls_in_flight and k != key]
+            for old in idle[: max(0, len(self._credentialed) - CREDENTIAL_SESSIONS)]:
+                closing = asyncio.ensure_future(self._credentialed.pop(old).aclose())
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+        self._credentialed.move_to_end(key)
+        return own
 
     def send_for(
         self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
@@ -135,6 +162,8 @@ class Connection:
     async def call_tool(self, request: ToolCallRequest) -> _Answer | TaskHandle:
         """Send `tools/call`; the end of every interceptor chain."""
         self._check_sendable(request)
+        if (own := self.for_credential(request.headers)) is not None:
+            return await own.call_tool(request)
         if self._live() is None:
             await self._current()
         if self.tools_unseen and request.tool is not None and request.tool not in self._listing.tools:
@@ -184,7 +213,12 @@ class Connection:
             check_headers(self.name, request.headers)
 
     async def aclose(self) -> None:
-        """Close the session and wait for the transport (and any subprocess) to end."""
+        """Close the session (and its credentials' sessions) and wait for the transport (and any
+        subprocess) to end."""
+        credentialed, self._credentialed = list(self._credentialed.values()), OrderedDict()
+        await asyncio.gather(self._close_own(), *(c.aclose() for c in credentialed), *self._closing)
+
+    async def _close_own(self) -> None:
         owner, self._owner = self._owner, None
         current, self._open = self._open, None
         if current is not None:
@@ -201,7 +235,7 @@ class Connection:
         if (opened := self._live()) is None:
             async with self._lock:
                 if (opened := self._live()) is None:
-                    await self.aclose()
+                    await self._close_own()
                     opened = self._open = await self._connect()
         return opened
 
@@ -236,7 +270,7 @@ class Connection:
                 logger.warning("mcpbridge: server %r forgot the session (restarted?); opening a new one", self.name)
                 async with self._lock:
                     if self._open is opened:
-                        await self.aclose()
+                        await self._close_own()
         raise ServerConnectionError(
             self.name, "the server refused a freshly opened session as unknown", name=tool, sent=False
         )
@@ -251,7 +285,7 @@ class Connection:
             if stalled:
                 opened.broke_because = stalled
                 opened.abandon()
-            await self.aclose()
+            await self._close_own()
 
     async def _connect(self) -> OpenedSession:
         loop = asyncio.get_running_loop()
