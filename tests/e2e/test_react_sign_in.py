@@ -1,0 +1,188 @@
+"""The React example's sign-in card in real headless Chromium: a call to an MCP server that
+acts for the person pauses with the auth plugin's `mcp_sign_in` interrupt; the person follows
+the card's link through a real loopback OAuth authorization server (tests/servers/signin_server.py,
+which consents by itself) back to the example's callback (`/cards/signed-in`), which hands the
+code to the waiting page; the page resumes the interrupt and the call runs once, signed in.
+
+`langgraph dev` serves the example's agent with MCPBRIDGE_EXAMPLE_SIGNIN_URL naming the
+server, which runs in this process so the test reads what it counted (its runs per tool and
+person, the tokens it issued). Every wait is on the page's DOM or a page event, never a sleep.
+Screenshots go to tests/e2e/artifacts/react-sign-in/.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from langgraph_sdk import get_client
+from playwright.async_api import Page, async_playwright
+
+from tests.demo.test_inspector_chromium import CHROMIUM_ARGS, chromium_path
+from tests.e2e.test_react_tool_cards import EXAMPLE, WAIT_MS, _missing, ask, card, dist, wait_for_text
+from tests.helpers import ROOT
+from tests.helpers.langgraph_dev import Server, langgraph_dev, need_langgraph
+from tests.servers.signin_server import SignInServer, running
+
+pytestmark = pytest.mark.chromium
+
+__all__ = ["dist"]  # the example's page, built once (a fixture of the tool-cards test)
+
+ARTIFACTS = ROOT / "tests" / "e2e" / "artifacts" / "react-sign-in"
+SIGN_IN_CARD = ".card.sign-in[data-tool=whoami]"
+
+
+@pytest.fixture(scope="module")
+def signin_server() -> Iterator[SignInServer]:
+    """The loopback authorization server and the MCP server it protects, served on a free port
+    from this process (uvicorn in a thread), so the test reads what the server counted."""
+    if importlib.util.find_spec("mcpbridge_auth") is None:
+        _missing("mcpbridge-auth is not installed: pip install -e plugins/auth (requirements-dev.txt)")
+    with running() as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def server(dist: Path, signin_server: SignInServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`langgraph dev` on a copy of the example's agent, with the sign-in server as `workspace`."""
+    need_langgraph()
+    chromium_path()
+    env = {
+        "CARDS_DIST": str(dist),
+        "MCP_PYTHON": sys.executable,
+        "MCPBRIDGE_EXAMPLE_SIGNIN_URL": signin_server.url,
+    }
+    with langgraph_dev(EXAMPLE / "agent", tmp_path_factory.mktemp("react-sign-in") / "agent", env) as served:
+        yield served
+
+
+@pytest.fixture
+async def page(server: Server) -> AsyncIterator[Page]:
+    """A fresh page (a fresh thread) on the served example, as the app's user `reader-1` (the
+    authorization server signs the person in as `ada`)."""
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            context = await browser.new_context(viewport={"width": 900, "height": 900})
+            page = await context.new_page()
+            errors: list[str] = []
+            context.on("weberror", lambda error: errors.append(str(error.error)))
+            await page.goto(f"{server.url}/cards/?user=reader-1")
+            await page.wait_for_selector("#send:not([disabled])", timeout=WAIT_MS)
+            yield page
+            assert errors == [], errors
+            await page.wait_for_selector("main[data-loading=false]", timeout=WAIT_MS)
+            client = get_client(url=server.url)
+            assert await client.threads.search(status="busy") == []
+            assert await client.threads.search(status="interrupted") == []
+        finally:
+            await browser.close()
+
+
+def shot(name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS / f"{name}.png"
+
+
+async def returns_seen(page: Page, count: int) -> list[dict[str, Any]]:
+    """Wait until the page has heard `count` callback tabs; what it made of each."""
+    await page.wait_for_function("(n) => (window.__cards?.signInReturns ?? []).length >= n", arg=count, timeout=WAIT_MS)
+    seen: list[dict[str, Any]] = await page.evaluate("window.__cards.signInReturns")
+    return seen
+
+
+async def open_tab(page: Page, url: str) -> Page:
+    """Another tab of the same browser, at `url`, once its page has run its script."""
+    tab = await page.context.new_page()
+    await tab.goto(url)
+    await tab.wait_for_selector("main.sign-in-return", timeout=WAIT_MS)
+    return tab
+
+
+async def sign_in(page: Page, selector: str) -> None:
+    """Click the card's link and go through the authorization server in the tab it opens: the
+    tab comes back to the app's callback, hands the code over and closes itself."""
+    async with page.context.expect_page() as opened:
+        await page.click(f"{selector} a.sign-in-link")
+    tab = await opened.value
+    if not tab.is_closed():
+        await tab.wait_for_event("close", timeout=WAIT_MS)
+
+
+async def thread_values(server: Server) -> Any:
+    client = get_client(url=server.url)
+    [thread] = await client.threads.search(limit=1, sort_by="updated_at", sort_order="desc")
+    return (await client.threads.get_state(thread["thread_id"]))["values"]
+
+
+async def test_the_sign_in_card_signs_the_person_in_and_the_call_runs_once_as_them(
+    page: Page, server: Server, signin_server: SignInServer
+) -> None:
+    await ask(page, "whoami {}")
+    await wait_for_text(page, SIGN_IN_CARD, "Sign in to workspace")
+    text = await page.inner_text(SIGN_IN_CARD)
+    assert "server 'workspace' needs you to sign in" in text
+    assert "Access asked: tools" in text
+    assert f"You sign in at {urlsplit(signin_server.base_url).netloc}" in text
+    link = f"{SIGN_IN_CARD} a.sign-in-link"
+    href = await page.get_attribute(link, "href")
+    assert href is not None
+    assert href.startswith(f"{signin_server.base_url}/authorize?")
+    assert await page.get_attribute(link, "target") == "_blank"
+    assert await page.get_attribute(link, "rel") == "noopener noreferrer"
+    state = parse_qs(urlsplit(href).query)["state"][0]
+    await page.screenshot(path=shot("card"), full_page=True)
+
+    # a code for a state this page never asked for (another site's) is ignored
+    forged = await open_tab(page, f"{server.url}/cards/signed-in?code=forged&state=not-ours")
+    assert await returns_seen(page, 1) == [{"matched": False}]
+    assert urlsplit(forged.url).query == ""  # the callback drops the code from its address
+    await forged.close()
+
+    # the person declined at the authorization server: the card says so, and stays
+    declined = await open_tab(page, f"{server.url}/cards/signed-in?error=access_denied&state={state}")
+    await wait_for_text(page, f"{SIGN_IN_CARD} .sign-in-problem", "access_denied")
+    await wait_for_text(declined, "main.sign-in-return", "Sign-in did not finish")
+    await declined.close()
+    assert signin_server.calls == {}
+
+    # signing in for real: the card turns into the call's result, as the signed-in person
+    await sign_in(page, SIGN_IN_CARD)
+    await wait_for_text(page, card("whoami", "finished") + " .output", "ada")
+    assert (await returns_seen(page, 3))[2] == {"matched": True}
+    await page.wait_for_selector("main[data-loading=false]", timeout=WAIT_MS)
+    await page.screenshot(path=shot("signed-in"), full_page=True)
+    assert signin_server.calls == {("whoami", "ada"): 1}  # the server ran it once
+    assert signin_server.provider.code_exchanges == 1
+
+    values = await thread_values(server)
+    results = [m for m in values["messages"] if m["type"] == "tool"]
+    assert [(m["name"], m["status"]) for m in results] == [("whoami", "success")]
+    seen = json.dumps(values) + await page.content()
+    assert not [token for token in signin_server.provider.issued if token in seen]  # no token reached the page
+
+    # signed in: the next call runs at once, with no card
+    await ask(page, "whoami {}")
+    await wait_for_text(page, ".message.ai:nth-last-child(2) " + card("whoami", "finished"), "ada")
+    assert signin_server.calls == {("whoami", "ada"): 2}
+
+
+async def test_a_wider_scope_asks_again_on_the_same_card(page: Page, signin_server: SignInServer) -> None:
+    await page.goto(page.url.replace("user=reader-1", "user=admin-1"))
+    await page.wait_for_selector("#send:not([disabled])", timeout=WAIT_MS)
+    await ask(page, "admin_report {}")
+    report = ".card.sign-in[data-tool=admin_report]"
+    await wait_for_text(page, report, "Sign in to workspace")
+    await sign_in(page, report)
+    # signed in with `tools`, the server wants `admin` too: a second sign-in on the same call
+    await wait_for_text(page, f"{report} .scopes", "admin")
+    await page.screenshot(path=shot("step-up"), full_page=True)
+    await sign_in(page, report)
+    await wait_for_text(page, card("admin_report", "finished") + " .output", "report for ada")
+    assert signin_server.calls[("admin_report", "ada")] == 1
