@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from mcpbridge import ToolCallInterceptor
     from mcpbridge_auth.answers import PAYLOAD_TYPE, SIGN_IN, create_sign_in_resume
-    from mcpbridge_auth.flow import SignInError
+    from mcpbridge_auth.discovery import SignInError
     from mcpbridge_auth.signins import SignedIn, complete_sign_in, revoke
 
 # The flow imports mcp, httpx2 and LangGraph: on first use only.
@@ -33,7 +33,7 @@ __getattr__ = lazy_exports(
     {
         **dict.fromkeys(("PAYLOAD_TYPE", "SIGN_IN", "create_sign_in_resume"), "mcpbridge_auth.answers"),
         **dict.fromkeys(("SignedIn", "complete_sign_in", "revoke"), "mcpbridge_auth.signins"),
-        "SignInError": "mcpbridge_auth.flow",
+        "SignInError": "mcpbridge_auth.discovery",
     },
 )
 

@@ -1,12 +1,10 @@
-"""The OAuth 2.1 steps of a sign-in, in the order mcp's own `OAuthClientProvider` takes them
-and with its pieces: discovery (protected-resource metadata, RFC 9728; authorization server
-metadata, RFC 8414, its issuer checked), the client (pre-registered, a client ID metadata
-document, or dynamic registration), PKCE S256, the `resource` indicator (RFC 8707), the
-code exchange, refresh and revocation (RFC 7009).
+"""The OAuth 2.1 steps after discovery (`discovery.py`), in the order mcp's own
+`OAuthClientProvider` takes them and with its pieces: the client (pre-registered, a client
+ID metadata document, or dynamic registration), PKCE S256 with the `resource` indicator
+(RFC 8707), the code exchange, refresh and revocation (RFC 7009).
 
-Requests go only to the MCP server's origin's well-known URLs, the authorization server the
-protected-resource metadata names, and the endpoints that server's metadata lists: http(s)
-only, no redirects followed, bodies bounded, each with a timeout.
+Every request goes through `OAuthClient.send`: http(s) only, no redirect followed, the body
+bounded, a timeout; the endpoints are those the authorization server's metadata lists.
 """
 
 from __future__ import annotations
@@ -15,119 +13,27 @@ import base64
 import json
 import secrets
 import time
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 import httpx2
 from mcp.client.auth.oauth2 import PKCEParameters, check_registration_usable
 from mcp.client.auth.utils import (
-    build_oauth_authorization_server_metadata_discovery_urls,
-    build_protected_resource_metadata_discovery_urls,
     create_client_info_from_metadata_url,
     create_client_registration_request,
-    create_oauth_metadata_request,
-    extract_field_from_www_auth,
-    extract_resource_metadata_from_www_auth,
-    extract_scope_from_www_auth,
-    get_client_metadata_scopes,
-    handle_auth_metadata_response,
-    handle_protected_resource_response,
     handle_registration_response,
-    issuers_match,
     should_use_client_metadata_url,
     union_scopes,
-    validate_metadata_issuer,
 )
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata, OAuthToken
-from mcp.shared.auth_utils import calculate_token_expiry, check_resource_allowed, resource_url_from_server_url
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth_utils import calculate_token_expiry
 
-from mcpbridge import MCPBridgeError
+from mcpbridge_auth.discovery import Authority, SignInError, checked_url
 from mcpbridge_auth.settings import AuthSettings
 
 MAX_BODY = 256 * 1024
 """The most an OAuth response body may hold (metadata, a registration, a token)."""
 TIMEOUT = 10.0
-
-
-class SignInError(MCPBridgeError):
-    """A sign-in step failed (discovery, registration, the code exchange, a refresh): the
-    message names the server and the step, never a token, code or secret."""
-
-
-@dataclass(frozen=True, slots=True)
-class Challenge:
-    """What a server's refusal asks for: `status` 401 (sign in) or 403 (`insufficient_scope`)."""
-
-    status: int
-    header: str
-
-    @classmethod
-    def of(cls, status: int | None, header: str | None) -> Challenge | None:
-        """The OAuth challenge in a refusal, or None when it is none (a 403 for other reasons)."""
-        if status not in (401, 403) or not header or not header.lstrip().lower().startswith("bearer"):
-            return None
-        challenge = cls(status, header)
-        if status == 403 and challenge.field("error") != "insufficient_scope":
-            return None
-        return challenge
-
-    def response(self) -> httpx2.Response:
-        """As the response mcp's helpers read the header from."""
-        return httpx2.Response(self.status, headers={"WWW-Authenticate": self.header})
-
-    def field(self, name: str) -> str | None:
-        return extract_field_from_www_auth(self.response(), name)
-
-    @property
-    def scope(self) -> str | None:
-        return extract_scope_from_www_auth(self.response())
-
-
-@dataclass(frozen=True, slots=True)
-class Authority:
-    """Where one MCP server's tokens come from, found by discovery."""
-
-    server_url: str
-    resource: str
-    issuer: str
-    metadata: OAuthMetadata
-    resource_scopes: list[str] | None
-
-    @property
-    def token_endpoint(self) -> str:
-        return str(self.metadata.token_endpoint)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "server_url": self.server_url,
-            "resource": self.resource,
-            "issuer": self.issuer,
-            "metadata": self.metadata.model_dump(mode="json", exclude_none=True),
-            "resource_scopes": self.resource_scopes,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Authority:
-        return cls(
-            data["server_url"],
-            data["resource"],
-            data["issuer"],
-            OAuthMetadata.model_validate(data["metadata"]),
-            data["resource_scopes"],
-        )
-
-
-def checked_url(url: str, what: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise SignInError(f"{what} is not an http(s) URL; the sign-in cannot use it")
-    return url
-
-
-def origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 class OAuthClient:
@@ -153,83 +59,6 @@ class OAuthClient:
         except httpx2.HTTPError as exc:
             raise SignInError(f"{what} could not be reached ({type(exc).__name__})") from None
         return httpx2.Response(response.status_code, headers=response.headers, content=bytes(body), request=request)
-
-    # -- discovery ---------------------------------------------------------------------
-
-    async def discover(self, server_name: str, server_url: str, challenge: Challenge | None) -> Authority:
-        """The authorization server of `server_url`, as its protected-resource metadata names it
-        (the challenge's `resource_metadata` only when it is a well-known URL on the server's own
-        origin), or on the legacy path the server's origin itself."""
-        hinted = extract_resource_metadata_from_www_auth(challenge.response()) if challenge else None
-        if hinted and not (origin(hinted) == origin(server_url) and "/.well-known/" in urlsplit(hinted).path):
-            hinted = None  # never fetch another host a server suggests
-        resource = resource_url_from_server_url(server_url)
-        prm = None
-        for url in build_protected_resource_metadata_discovery_urls(hinted, server_url):
-            response = await self.send(
-                create_oauth_metadata_request(url), f"server {server_name!r}'s resource metadata"
-            )
-            prm = await handle_protected_resource_response(response)
-            if prm is not None:
-                break
-        if prm is not None:
-            named = str(prm.resource) if prm.resource else None
-            if named and not check_resource_allowed(requested_resource=resource, configured_resource=named):
-                raise SignInError(
-                    f"server {server_name!r}'s resource metadata names the resource {named}, not its own URL "
-                    f"{resource}: check `servers.{server_name}.url`"
-                )
-            resource = named or resource
-            if not prm.authorization_servers:
-                raise SignInError(f"server {server_name!r}'s resource metadata names no authorization server")
-            as_url: str | None = str(prm.authorization_servers[0])
-            expected = as_url
-        else:
-            as_url, expected = None, origin(server_url)
-        assert expected is not None
-        checked_url(expected, f"server {server_name!r}'s authorization server")
-        for url in build_oauth_authorization_server_metadata_discovery_urls(as_url, server_url):
-            response = await self.send(create_oauth_metadata_request(url), f"the authorization server {expected}")
-            ok, metadata = await handle_auth_metadata_response(response)
-            if not ok:
-                break
-            if metadata is not None:
-                if as_url is None and issuers_match(str(metadata.issuer), expected):
-                    expected = str(metadata.issuer)
-                try:
-                    validate_metadata_issuer(metadata, expected)
-                except Exception:
-                    raise SignInError(
-                        f"the authorization server of server {server_name!r} names the issuer {metadata.issuer}, "
-                        f"not {expected} (RFC 8414 §3.3): the sign-in stopped"
-                    ) from None
-                for endpoint in ("authorization_endpoint", "token_endpoint"):
-                    checked_url(str(getattr(metadata, endpoint)), f"the authorization server's {endpoint}")
-                scopes = prm.scopes_supported if prm is not None else None
-                return Authority(server_url, resource, str(metadata.issuer), metadata, scopes)
-        raise SignInError(
-            f"server {server_name!r} asks for sign-in but its authorization server publishes no metadata "
-            f"(RFC 8414) at {expected}; the sign-in cannot start"
-        )
-
-    def scopes_for(self, authority: Authority, challenge: Challenge | None) -> str | None:
-        """The scopes to ask for: the challenge's, else the resource's, else the AS's (mcp's
-        order), else `[plugins.auth] scopes`."""
-        from mcp.shared.auth import ProtectedResourceMetadata
-
-        prm = None
-        if authority.resource_scopes is not None:
-            prm = ProtectedResourceMetadata(
-                resource=authority.resource,  # type: ignore[arg-type]
-                authorization_servers=[authority.issuer],  # type: ignore[list-item]
-                scopes_supported=authority.resource_scopes,
-            )
-        chosen = get_client_metadata_scopes(
-            challenge.scope if challenge else None, prm, authority.metadata, ["authorization_code", "refresh_token"]
-        )
-        if chosen is None and self.settings.scopes:
-            chosen = " ".join(self.settings.scopes)
-        return chosen
 
     # -- the client --------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpbridge import AuthenticationError, ToolCallError, ToolCallHandler, ToolCallRequest, thread_id
 from mcpbridge_auth.answers import ANSWER_SCHEMA, SIGN_IN
-from mcpbridge_auth.flow import Challenge, SignInError
+from mcpbridge_auth.discovery import Challenge, SignInError
 from mcpbridge_auth.signins import Grant, SignIns
 
 if TYPE_CHECKING:

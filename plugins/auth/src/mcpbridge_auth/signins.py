@@ -17,7 +17,8 @@ from mcp.client.auth.utils import union_scopes
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from mcpbridge import BridgeContext, MCPBridge, StashKey
-from mcpbridge_auth.flow import TIMEOUT, Authority, Challenge, OAuthClient, SignInError, expires_soon
+from mcpbridge_auth.discovery import Authority, Challenge, SignInError, discover, scopes_for
+from mcpbridge_auth.flow import TIMEOUT, OAuthClient, expires_soon
 from mcpbridge_auth.settings import AuthSettings
 from mcpbridge_auth.store import SecretStore, open_store
 
@@ -113,7 +114,7 @@ class SignIns:
         known = self._authorities.get(server)
         if known is None or fresh:
             async with self.oauth() as oauth:
-                known = await oauth.discover(server, self.urls[server], challenge)
+                known = await discover(oauth, server, self.urls[server], challenge)
             self._authorities[server] = known
         return known
 
@@ -189,7 +190,7 @@ class SignIns:
         why an earlier sign-in of this call did not do."""
         authority = await self.authority(server, challenge)
         async with self.oauth() as oauth:
-            asked = oauth.scopes_for(authority, challenge)
+            asked = scopes_for(self.settings.scopes, authority, challenge)
             if challenge.status == 403 and held is not None:
                 before = union_scopes(held.scope, held.token.scope)
                 asked = union_scopes(before, asked)
