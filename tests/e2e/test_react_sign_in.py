@@ -98,9 +98,12 @@ async def returns_seen(page: Page, count: int) -> list[dict[str, Any]]:
 
 
 async def open_tab(page: Page, url: str) -> Page:
-    """Another tab of the same browser, at `url`, once its page has run its script."""
+    """Another tab of the same browser at the callback `url`, once its page has run its script."""
     tab = await page.context.new_page()
-    await tab.goto(url)
+    response = await tab.goto(url)
+    assert response is not None
+    assert response.headers["cache-control"] == "no-store"  # the address holds a one-time code
+    assert response.headers["referrer-policy"] == "no-referrer"
     await tab.wait_for_selector("main.sign-in-return", timeout=WAIT_MS)
     return tab
 
