@@ -11,7 +11,8 @@ own server-side auth pieces (`create_auth_routes` over an in-memory
 - MCP server at `<base>/mcp` (streamable HTTP): `initialize`, listings and other requests
   are open; a `tools/call` needs a token for this resource with scope `tools` (else 401 with
   `WWW-Authenticate: Bearer ..., resource_metadata=...`), and `admin_report` also `admin` (else
-  403 `error="insufficient_scope", scope="tools admin"`). `whoami` answers the token's subject.
+  403 `error="insufficient_scope", scope="tools admin"`). `whoami` answers the token's subject;
+  `greet` first asks the person's name (an `InputRequiredResult` round: modern protocol).
   `calls` counts each tool's runs per subject.
 
 Run it alone (for a browser test): `python tests/servers/signin_server.py --port 8123` prints
@@ -45,8 +46,9 @@ from mcp.server.auth.provider import (
     construct_redirect_uri,
 )
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from pydantic import AnyHttpUrl
 from starlette.routing import Route
 
@@ -263,6 +265,19 @@ class SignInServer:
             """A report only an administrator may read (scope `admin`)."""
             self.calls["admin_report", subject()] += 1
             return f"report for {subject()}"
+
+        @server.tool()
+        def greet(ctx: Context) -> str | InputRequiredResult:
+            """Asks the person's name (an elicitation round), then greets them."""
+            reply = (ctx.input_responses or {}).get("name")
+            if not isinstance(reply, ElicitResult) or reply.action != "accept" or not reply.content:
+                ask = ElicitRequestFormParams(
+                    message="Your name?",
+                    requested_schema={"type": "object", "properties": {"name": {"type": "string"}}},
+                )
+                return InputRequiredResult(input_requests={"name": ElicitRequest(params=ask)}, request_state="greet")
+            self.calls["greet", subject()] += 1
+            return f"hello {reply.content['name']}, signed in as {subject()}"
 
         app = server.streamable_http_app(stateless_http=stateless)
         for route in app.router.routes:

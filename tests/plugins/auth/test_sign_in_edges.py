@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import mcpbridge_auth
+import mcpbridge_elicitation
 import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcpbridge_auth import create_sign_in_resume
+from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import AuthenticationError, MCPBridge
 from mcpbridge.testing import make_runtime, make_tool_call, serve_http
@@ -145,3 +147,31 @@ async def test_a_refused_code_asks_again_saying_why(signin: SignInServer) -> Non
     [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
     assert message.content == [{"type": "text", "text": "bob"}]
     assert signin.calls == {("whoami", "bob"): 1}
+
+
+async def test_a_sign_in_then_an_elicitation_in_one_call(signin: SignInServer) -> None:
+    """The elicitation plugin (outside this one) sends the call again with the person's answer:
+    that second pass must not replay the sign-in pause (LangGraph hands it the next answer)."""
+    config = {"configurable": {"thread_id": "t"}}
+    context = UserContext("bob")
+    both = MCPBridge(
+        {"crm": {"url": signin.url}},
+        plugins=[mcpbridge_auth, mcpbridge_elicitation],
+        plugin_settings={"auth": {"servers": ["crm"], "redirect_uri": CALLBACK}},
+    )
+    async with both as b:
+        graph = agent(await b.list_tools(), ("greet", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=context)
+        answer = await open_as("bob", result["__interrupt__"][0].value["authorization_url"])
+        resume = create_sign_in_resume(result["__interrupt__"], **answer)
+        result = await graph.ainvoke(Command(resume=resume), config, context=context)
+        [asked] = result["__interrupt__"]
+        assert asked.value["type"] == "mcp_elicitation"
+        named = create_elicitation_resume(asked, {"name": {"action": "accept", "content": {"name": "Bob B."}}})
+        result = await graph.ainvoke(Command(resume=named), config, context=context)
+
+    assert "__interrupt__" not in result
+    [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert message.content == [{"type": "text", "text": "hello Bob B., signed in as bob"}]
+    assert signin.calls == {("greet", "bob"): 1}
+    assert signin.provider.code_exchanges == 1

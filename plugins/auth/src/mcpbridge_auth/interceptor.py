@@ -3,16 +3,18 @@ and turns a server's OAuth challenge into a sign-in pause.
 
 A tool body re-runs from the top on every resume, and LangGraph hands resume values to the
 pauses of a call in order. So each pause of a call is remembered (its payload, no secret) under
-the call and its position: a re-run passes the pauses already answered first, with the same
-payloads (the same `state`), before it sends anything, and the call is sent once, after them.
+the call, the pass (an outer plugin such as elicitation may send the call through here again
+within one run) and its position: a re-run passes the pauses already answered first, with the
+same payloads (the same `state`), before it sends anything, and the call is sent once, after them.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from mcpbridge import AuthenticationError, ToolCallError, ToolCallHandler, ToolCallRequest, thread_id
+from mcpbridge import AuthenticationError, Resumed, ToolCallError, ToolCallHandler, ToolCallRequest, thread_id
 from mcpbridge_auth.answers import ANSWER_SCHEMA, SIGN_IN
 from mcpbridge_auth.discovery import Challenge, SignInError
 from mcpbridge_auth.signins import Grant, SignIns
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mcpbridge_auth")
 
+PASSES_KEPT = 10_000
 MAX_SIGN_INS = 5
 """Sign-ins one call may ask for before it fails (a server that refuses every new token)."""
 
@@ -41,6 +44,20 @@ class SignInInterceptor:
     def __init__(self, sign_ins: SignIns) -> None:
         self.sign_ins = sign_ins
         self.settings = sign_ins.settings
+        self._passes: OrderedDict[Resumed, int] = OrderedDict()
+        """How often each call of the current runs passed here (an outer plugin may send a call
+        again, e.g. with a person's answers): at most `PASSES_KEPT`, the oldest forgotten first."""
+
+    def _pass(self, request: ToolCallRequest) -> int:
+        """Which pass of this call through here this is, in this run (0, then 1...): its pauses
+        are remembered per pass, so that each pass replays only its own on a resume. The
+        call's `resumed` mark is one per call and run, shared by every copy of the request."""
+        mark = request.resumed
+        seen = self._passes.pop(mark, -1) + 1
+        self._passes[mark] = seen
+        while len(self._passes) > PASSES_KEPT:
+            self._passes.popitem(last=False)
+        return seen
 
     def applies_to(self, server_name: str, tool: Tool) -> bool:
         return server_name in self.sign_ins.urls
@@ -50,7 +67,7 @@ class SignInInterceptor:
         if server not in self.sign_ins.urls:
             return await handler(request)
         identity = self._identity(request)
-        call = (thread_id(request), request.tool_call_id, server, request.name)
+        call = (thread_id(request), request.tool_call_id, server, request.name, self._pass(request))
         note = None
         for attempt in range(MAX_SIGN_INS + 1):
             details = await self.sign_ins.asked(call, attempt)
