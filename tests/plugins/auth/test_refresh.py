@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcpbridge_auth import create_sign_in_resume
@@ -84,3 +85,24 @@ async def test_a_revoked_token_pauses_for_sign_in_again(signin: SignInServer) ->
         )
     [pause] = result["__interrupt__"]
     assert pause.value["reason"] == "server 'crm' needs you to sign in again (your sign-in expired or was revoked)"
+
+
+async def test_a_token_still_valid_is_used_while_its_refresh_fails_on_the_server(
+    signin: SignInServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def broken(*args: Any) -> Any:
+        raise RuntimeError("the token store of the authorization server is down")
+
+    async with bridge(signin, refresh_before=7200) as b:
+        tools = await b.list_tools()
+        await signed_in(b, tools, "bob")
+        monkeypatch.setattr(signin.provider, "exchange_refresh_token", broken)
+        graph = agent(tools, ("whoami", {}))
+        config = {"configurable": {"thread_id": "t"}}
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))
+
+    assert "__interrupt__" not in result
+    assert [m.content for m in result["messages"] if isinstance(m, ToolMessage)] == [[{"type": "text", "text": "bob"}]]
+    assert signin.calls == {("whoami", "bob"): 2}
+    assert signin.provider.code_exchanges == 1
+    assert "failed to answer a token refresh (HTTP 500); the token is used until it expires" in caplog.text

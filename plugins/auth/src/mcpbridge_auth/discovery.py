@@ -38,7 +38,12 @@ if TYPE_CHECKING:
 
 class SignInError(MCPBridgeError):
     """A sign-in step failed (discovery, registration, the code exchange, a refresh): the
-    message names the server and the step, never a token, code or secret."""
+    message names the server and the step, never a token, code or secret. `refused` is True
+    when the authorization server answered with a refusal (not when it could not be reached)."""
+
+    def __init__(self, message: str, *, refused: bool = False) -> None:
+        super().__init__(message)
+        self.refused = refused
 
 
 @dataclass(frozen=True, slots=True)

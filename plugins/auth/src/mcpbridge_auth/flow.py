@@ -151,9 +151,10 @@ class OAuthClient:
         request = httpx2.Request("POST", token_endpoint, data=data, headers=headers)
         response = await self.send(request, f"the token endpoint ({what})")
         if response.status_code not in (200, 201):
-            raise SignInError(
-                f"the authorization server refused {what} (HTTP {response.status_code}{_oauth_error(response)})"
-            )
+            status = f"HTTP {response.status_code}{_oauth_error(response)}"
+            refused = 400 <= response.status_code < 500  # a 5xx says nothing of the grant: try again later
+            verb = "refused" if refused else "failed to answer"
+            raise SignInError(f"the authorization server {verb} {what} ({status})", refused=refused)
         try:
             token = OAuthToken.model_validate_json(response.content)
         except ValueError:

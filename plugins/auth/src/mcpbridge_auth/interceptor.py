@@ -77,7 +77,12 @@ class SignInInterceptor:
                 continue
             if attempt == MAX_SIGN_INS:
                 break
-            grant = await self.sign_ins.current(identity, server)
+            try:
+                grant = await self.sign_ins.current(identity, server)
+            except SignInError as exc:
+                raise SignInFailed.about(
+                    request, f"acts for a person whose token cannot be refreshed now: {exc}"
+                ) from None
             sent = request
             if grant is not None:
                 bearer = f"Bearer {grant.token.access_token}"

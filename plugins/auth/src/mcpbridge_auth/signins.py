@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -144,9 +145,13 @@ class SignIns:
             return await self._refreshed(server, key, grant)
 
     async def _refreshed(self, server: str, key: str, grant: Grant) -> Grant | None:
+        """`grant` refreshed and stored; None when the authorization server refuses (the
+        person signs in again). While it cannot be reached, a token not yet expired is used."""
+        valid = grant.expires_at is None or grant.expires_at > time.time()
         if not grant.token.refresh_token:
-            await self.store.delete(key)
-            return None
+            if not valid:
+                await self.store.delete(key)
+            return grant if valid else None
         try:
             async with self.oauth() as oauth:
                 token, expires_at = await oauth.token(
@@ -161,9 +166,13 @@ class SignIns:
                     prior=grant.token,
                 )
         except SignInError as exc:
+            if not exc.refused and valid:
+                logger.warning("mcpbridge-auth: server %r: %s; the token is used until it expires", server, exc)
+                return grant
+            if not exc.refused:
+                raise
             logger.info("mcpbridge-auth: server %r: %s; the person signs in again", server, exc)
-            if (await self.store.get(key)) is not None:
-                await self.store.delete(key)
+            await self.store.delete(key)
             return None
         refreshed = Grant(token, expires_at, grant.scope, grant.client, grant.token_endpoint, grant.revocation_endpoint)
         await self.store.put(key, refreshed.dump())
