@@ -13,6 +13,7 @@ import mcpbridge_elicitation
 import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
+from mcp.shared.auth import OAuthClientInformationFull
 from mcpbridge_auth import create_sign_in_resume
 from mcpbridge_elicitation import create_elicitation_resume
 
@@ -175,3 +176,25 @@ async def test_a_sign_in_then_an_elicitation_in_one_call(signin: SignInServer) -
     assert message.content == [{"type": "text", "text": "hello Bob B., signed in as bob"}]
     assert signin.calls == {("greet", "bob"): 1}
     assert signin.provider.code_exchanges == 1
+
+
+async def test_a_pre_registered_client_signs_in_without_registering(signin: SignInServer) -> None:
+    signin.provider.clients["app-4711"] = OAuthClientInformationFull(
+        client_id="app-4711",
+        client_secret="app-secret-0815",
+        token_endpoint_auth_method="client_secret_post",
+        redirect_uris=[CALLBACK],  # type: ignore[list-item]
+        grant_types=["authorization_code", "refresh_token"],
+        scope="tools admin",
+    )
+    config = {"configurable": {"thread_id": "t"}}
+    async with bridge(signin, client_id="app-4711", client_secret="app-secret-0815") as b:
+        graph = agent(await b.list_tools(), ("whoami", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))
+        assert "client_id=app-4711" in result["__interrupt__"][0].value["authorization_url"]
+        answer = await open_as("bob", result["__interrupt__"][0].value["authorization_url"])
+        result = await graph.ainvoke(
+            Command(resume=create_sign_in_resume(result["__interrupt__"], **answer)), config, context=UserContext("bob")
+        )
+    assert list(signin.provider.clients) == ["app-4711"]
+    assert signin.calls == {("whoami", "bob"): 1}
