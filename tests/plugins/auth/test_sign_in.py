@@ -249,3 +249,23 @@ async def test_revoke_signs_the_person_out(signin: SignInServer) -> None:
         again = agent(tools, ("whoami", {}))
         result = await again.ainvoke({"messages": [("user", "hi")]}, config("t2"), context=UserContext("bob"))
     assert result["__interrupt__"][0].value["reason"] == "server 'crm' needs you to sign in"
+
+
+async def test_a_person_who_declines_ends_the_call_unsent(signin: SignInServer) -> None:
+    async with bridge(signin) as b:
+        graph = agent(await b.list_tools(), ("whoami", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config("t"), context=UserContext("bob"))
+        state = result["__interrupt__"][0].value["state"]
+        with pytest.raises(ValueError, match="`error` is the OAuth error code"):
+            create_sign_in_resume(result["__interrupt__"], state=state, error='say "hi"')
+        resume = create_sign_in_resume(result["__interrupt__"], state=state, error="access_denied")
+        result = await graph.ainvoke(Command(resume=resume), config("t"), context=UserContext("bob"))
+        with pytest.raises(ValueError, match="no pending sign-in has this state"):
+            await complete_sign_in(b, "any-code", state)  # the declined sign-in is spent
+
+    [message] = tool_messages(result)
+    assert message.status == "error"
+    assert "the person did not sign in to server 'crm' (access_denied, said the authorization server)" in str(
+        message.content
+    )
+    assert signin.calls == {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -9,6 +10,8 @@ from typing import Any
 from mcpbridge import InterruptLike, Question
 
 PAYLOAD_TYPE = "mcp_sign_in"
+_ERROR_CODE = re.compile(r"[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}")
+"""An OAuth error code (RFC 6749 §4.1.2.1: printable ASCII but `"` and `\\`), at most 64 long."""
 
 ANSWER_SCHEMA: dict[str, Any] = {
     "oneOf": [
@@ -21,6 +24,11 @@ ANSWER_SCHEMA: dict[str, Any] = {
             "type": "object",
             "properties": {"signed_in": {"const": True}, "state": {"type": "string"}},
             "required": ["signed_in", "state"],
+        },
+        {
+            "type": "object",
+            "properties": {"error": {"type": "string", "minLength": 1}, "state": {"type": "string"}},
+            "required": ["error", "state"],
         },
     ]
 }
@@ -47,9 +55,19 @@ def check_answer(payload: Mapping[str, Any], answer: Any) -> dict[str, Any]:
             f"{where}: the answer's `state` is not this sign-in's (a callback of another sign-in, or one replayed): "
             "resume with the code and state the authorization server sent for this interrupt's authorization_url"
         )
-    unknown = sorted(set(answer) - {"code", "state", "signed_in"})
+    unknown = sorted(set(answer) - {"code", "state", "signed_in", "error"})
     if unknown:
-        raise ValueError(f"{where}: unknown keys {unknown}; send `code` and `state`, or `state` and `signed_in`")
+        raise ValueError(
+            f"{where}: unknown keys {unknown}; send `code` and `state`, `state` and `signed_in`, or `state` and `error`"
+        )
+    error = answer.get("error")
+    if error is not None:
+        if not isinstance(error, str) or not _ERROR_CODE.fullmatch(error) or "code" in answer:
+            raise ValueError(
+                f"{where}: `error` is the OAuth error code the callback received (e.g. 'access_denied'), "
+                "without a `code`"
+            )
+        return {"state": state, "error": error}
     code = answer.get("code")
     if answer.get("signed_in") is True and code is None:
         return {"state": state, "signed_in": True}
@@ -71,11 +89,13 @@ def create_sign_in_resume(
     code: str | None = None,
     state: str,
     signed_in: bool = False,
+    error: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """`{interrupt.id: answer}` for the pending sign-in in `interrupts` whose `state` is
     `state` (the one the app's callback received), checked now:
     `Command(resume=create_sign_in_resume(result["__interrupt__"], code=code, state=state))`.
-    With `signed_in=True` (after `complete_sign_in`) no code travels through the checkpoint.
+    With `signed_in=True` (after `complete_sign_in`) no code travels through the checkpoint;
+    with `error=` (the callback's `error`, e.g. "access_denied") the call ends unsent.
     A state that no pending sign-in has is a `ValueError`. Merge with other resume maps (`|`)."""
     pending = [item for item in SIGN_IN.pending(interrupts) if item.value.get("state") == state]
     if not pending:
@@ -83,5 +103,9 @@ def create_sign_in_resume(
             "no pending sign-in in these interrupts has this state: it belongs to another run, was already "
             "answered, or expired; send the person to the authorization_url of a pending sign-in"
         )
-    answer: dict[str, Any] = {"state": state, "signed_in": True} if signed_in else {"state": state, "code": code}
+    answer: dict[str, Any] = {"state": state, "code": code}
+    if signed_in:
+        answer = {"state": state, "signed_in": True}
+    elif error is not None:
+        answer = {"state": state, "error": error}
     return SIGN_IN.resume(pending, answer)

@@ -33,6 +33,11 @@ class MissingIdentity(ToolCallError):
     """The run names no person (`[plugins.auth] identity`): the call was not sent."""
 
 
+class SignInDeclined(ToolCallError):
+    """The person did not sign in (the authorization server's callback carried an `error`):
+    the call was not sent."""
+
+
 class SignInFailed(ToolCallError):
     """A sign-in could not start (discovery or registration failed): the call was not sent."""
 
@@ -73,7 +78,7 @@ class SignInInterceptor:
             details = await self.sign_ins.asked(call, attempt)
             if details is not None:  # this call paused here in an earlier run: take that answer again
                 answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
-                note = await self.sign_ins.answered(answer, identity, server)
+                note = await self._answered(request, answer, identity)
                 continue
             if attempt == MAX_SIGN_INS:
                 break
@@ -100,12 +105,22 @@ class SignInInterceptor:
                 continue  # another call of this person signed in meanwhile: send again
             await self.sign_ins.remember(call, attempt, details)
             answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
-            note = await self.sign_ins.answered(answer, identity, server)
+            note = await self._answered(request, answer, identity)
         raise ToolCallError.about(
             request,
             f"was refused after {MAX_SIGN_INS} sign-ins in one call: the server refuses the tokens its "
             "authorization server issues (check its audience / resource and scopes)",
         )
+
+    async def _answered(self, request: ToolCallRequest, answer: dict[str, Any], identity: str) -> str | None:
+        note = await self.sign_ins.answered(answer, identity, request.server_name)
+        if "error" in answer:
+            raise SignInDeclined.about(
+                request,
+                f"was not called: the person did not sign in to server {request.server_name!r} "
+                f"({answer['error']}, said the authorization server)",
+            )
+        return note
 
     async def _begin(
         self, request: ToolCallRequest, identity: str, challenge: Challenge, grant: Grant | None, note: str | None

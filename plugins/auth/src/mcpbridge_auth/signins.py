@@ -276,6 +276,9 @@ class SignIns:
         (said in the next pause). Nothing to do when the app completed it itself (`signed_in`)
         or an earlier run of this call did (its state was taken): the call goes on with what
         the store holds, and pauses again if that is nothing."""
+        if "error" in answer:
+            await self.store.delete(_key("pending", answer["state"]))
+            return None
         if "code" not in answer:
             return None
         try:
