@@ -29,17 +29,27 @@ async def test_a_token_about_to_expire_is_refreshed_before_the_call(signin: Sign
     async with bridge(signin, refresh_before=7200) as b:
         tools = await b.list_tools()
         await signed_in(b, tools, "bob")
+        assert signin.provider.refreshes == 1  # the call after the sign-in: its new token ends within 2 hours
+        for thread in ("t1", "t2"):
+            graph = agent(tools, ("whoami", {}))
+            await graph.ainvoke(
+                {"messages": [("user", "hi")]}, {"configurable": {"thread_id": thread}}, context=UserContext("bob")
+            )
+        assert signin.provider.refreshes == 3  # once per call, each with the rotated refresh token
+        # Two calls at once refresh once: the second waits for the first and takes its token
+        # (the rotated refresh token would refuse a second refresh).
         graph = agent(tools, ("whoami", {}), ("whoami", {}))
         result = await graph.ainvoke(
-            {"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}}, context=UserContext("bob")
+            {"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t3"}}, context=UserContext("bob")
         )
 
     assert "__interrupt__" not in result
     assert [m.content for m in result["messages"] if isinstance(m, ToolMessage)] == [
         [{"type": "text", "text": "bob"}]
     ] * 2
-    assert signin.provider.refreshes == 2  # once per call, each with the rotated refresh token
+    assert signin.provider.refreshes == 4
     assert signin.provider.code_exchanges == 1
+    assert signin.calls == {("whoami", "bob"): 5}
 
 
 async def test_a_fresh_token_is_not_refreshed(signin: SignInServer) -> None:

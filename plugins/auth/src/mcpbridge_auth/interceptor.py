@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpbridge_auth")
 
 PASSES_KEPT = 10_000
+"""Calls whose passes a process remembers (the oldest are forgotten first)."""
 MAX_SIGN_INS = 5
 """Sign-ins one call may ask for before it fails (a server that refuses every new token)."""
 
@@ -130,10 +131,12 @@ class SignInInterceptor:
             if challenge.status == 401:
                 if grant is not None:
                     await self.sign_ins.forget(identity, server, grant)
-                else:  # a token kept by another worker, or before discovery in this process
-                    authority = await self.sign_ins.authority(server, challenge, fresh=True)
-                    if await self.sign_ins.grant(identity, authority) is not None:
-                        return None
+                # A token another worker keeps (or refreshed meanwhile), or kept before this
+                # process discovered the server: send again with it instead of asking.
+                authority = await self.sign_ins.authority(server, challenge, fresh=grant is None)
+                stored = await self.sign_ins.grant(identity, authority)
+                if stored is not None and (grant is None or stored.token.access_token != grant.token.access_token):
+                    return None
             return await self.sign_ins.begin(identity, server, challenge, grant, note)
         except SignInError as exc:
             raise SignInFailed.about(request, f"needs the person to sign in, but {exc}") from None

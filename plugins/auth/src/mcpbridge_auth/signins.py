@@ -8,6 +8,7 @@ import asyncio
 import json
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -89,7 +90,8 @@ class SignIns:
         self.urls = {name: str(context.settings.servers[name].url) for name in self.settings.servers}
         self._store: SecretStore | None = None
         self._authorities: dict[str, Authority] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._refreshing: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        """One lock per person and resource being refreshed (gone once no call holds it)."""
 
     @property
     def store(self) -> SecretStore:
@@ -138,7 +140,10 @@ class SignIns:
         grant = await self.grant(identity, authority)
         if grant is None or not expires_soon(grant.expires_at, self.settings.refresh_before):
             return grant
-        async with self._locks.setdefault(key, asyncio.Lock()):
+        lock = self._refreshing.get(key)
+        if lock is None:
+            lock = self._refreshing[key] = asyncio.Lock()
+        async with lock:
             latest = await self.grant(identity, authority)  # refreshed meanwhile by another call?
             if latest is None or latest.token.access_token != grant.token.access_token:
                 return latest
