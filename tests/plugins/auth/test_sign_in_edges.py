@@ -198,3 +198,39 @@ async def test_a_pre_registered_client_signs_in_without_registering(signin: Sign
         )
     assert list(signin.provider.clients) == ["app-4711"]
     assert signin.calls == {("whoami", "bob"): 1}
+
+
+class Oversized:
+    """The sign-in server, its resource metadata grown past what a sign-in reads."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/.well-known/oauth-protected-resource"):
+            body = b'{"resource": "' + b"x" * 1_000_000 + b'"}'
+            await send(
+                {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]}
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
+async def test_an_oversized_metadata_document_stops_the_sign_in() -> None:
+    port = free_port()
+    signin = SignInServer(f"http://127.0.0.1:{port}", Provider())
+    served = serve_http(Oversized(signin.app()), port)
+    try:
+        async with bridge(signin) as b:
+            graph = agent(await b.list_tools(), ("whoami", {}))
+            config = {"configurable": {"thread_id": "t"}}
+            result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))
+    finally:
+        served.stop()
+    assert "__interrupt__" not in result
+    [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert message.status == "error"
+    assert "needs the person to sign in, but server 'crm''s resource metadata answered more than 262144 bytes" in str(
+        message.content
+    )
