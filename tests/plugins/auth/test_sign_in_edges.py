@@ -8,12 +8,14 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
+import mcpbridge_approval
 import mcpbridge_auth
 import mcpbridge_elicitation
 import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcp.shared.auth import OAuthClientInformationFull
+from mcpbridge_approval import create_approval_resume
 from mcpbridge_auth import create_sign_in_resume
 from mcpbridge_elicitation import create_elicitation_resume
 
@@ -234,3 +236,34 @@ async def test_an_oversized_metadata_document_stops_the_sign_in() -> None:
     assert "needs the person to sign in, but server 'crm''s resource metadata answered more than 262144 bytes" in str(
         message.content
     )
+
+
+async def test_an_approval_then_a_sign_in_in_one_call(signin: SignInServer) -> None:
+    """Approval (outside this plugin) pauses first; on every resume its answer is replayed
+    before the sign-in's, and the call runs once, approved and signed in."""
+    config = {"configurable": {"thread_id": "t"}}
+    context = UserContext("bob")
+    both = MCPBridge(
+        {"crm": {"url": signin.url}},
+        plugins=[mcpbridge_auth, mcpbridge_approval],
+        plugin_settings={
+            "auth": {"servers": ["crm"], "redirect_uri": CALLBACK},
+            "approval": {"require_unannotated": True},
+        },
+    )
+    async with both as b:
+        graph = agent(await b.list_tools(), ("whoami", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=context)
+        [asked] = result["__interrupt__"]
+        assert asked.value["type"] == "mcp_approval"
+        result = await graph.ainvoke(Command(resume=create_approval_resume(asked)), config, context=context)
+        [pause] = result["__interrupt__"]
+        assert pause.value["type"] == "mcp_sign_in"
+        answer = await open_as("bob", pause.value["authorization_url"])
+        result = await graph.ainvoke(
+            Command(resume=create_sign_in_resume(result["__interrupt__"], **answer)), config, context=context
+        )
+    assert "__interrupt__" not in result
+    [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert message.content == [{"type": "text", "text": "bob"}]
+    assert signin.calls == {("whoami", "bob"): 1}
