@@ -23,8 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from mcpbridge import MCPBridge, ServerConnectionError, redact_text
-from mcpbridge._base.errors import MAX_MESSAGE_CHARS
-from mcpbridge._base.redaction import MAX_QUOTED_CHARS, capped
+from mcpbridge._base.errors import MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS, capped
 from mcpbridge._tools.schemas import schema_problems, server_schema_validator
 from mcpbridge.testing import make_server
 from tests.helpers.waiting import until

@@ -11,9 +11,13 @@ from ._base.errors import (
     ConfigError as ConfigError,
     MCPBridgeError as MCPBridgeError,
     PluginError as PluginError,
+    RedactingFilter as RedactingFilter,
     ResumeConflictError as ResumeConflictError,
     ServerRequestError as ServerRequestError,
     describe as describe,
+    install_log_redaction as install_log_redaction,
+    redact_text as redact_text,
+    redact_url as redact_url,
     validation_problems as validation_problems,
 )
 from ._base.expansion import note_env_value as note_env_value
@@ -32,12 +36,6 @@ from ._base.pipeline import (
     error_result as error_result,
 )
 from ._base.protocol import Capability as Capability, ModernOnly as ModernOnly, capability_of as capability_of
-from ._base.redaction import (
-    RedactingFilter as RedactingFilter,
-    install_log_redaction as install_log_redaction,
-    redact_text as redact_text,
-    redact_url as redact_url,
-)
 from ._base.tool_errors import (
     AuthenticationError as AuthenticationError,
     CannotPauseError as CannotPauseError,
@@ -50,20 +48,17 @@ from ._base.tool_errors import (
 )
 from ._compat import tools_stream_writer as tools_stream_writer
 from ._facade.bridge import MCPBridge as MCPBridge
-from ._platform.builtins import DIRECT as DIRECT
-from ._platform.context import (
-    BridgeContext as BridgeContext,
-    Stash as Stash,
-    StashKey as StashKey,
-)
-from ._platform.declaration import Plugin as Plugin, PluginInfo as PluginInfo
+from ._platform.declaration import DIRECT as DIRECT, Plugin as Plugin, PluginInfo as PluginInfo
 from ._platform.hookspecs import (
     AddCommand as AddCommand,
+    BridgeContext as BridgeContext,
     BridgeObserver as BridgeObserver,
+    Stash as Stash,
+    StashKey as StashKey,
     ToolReview as ToolReview,
     hookimpl as hookimpl,
 )
-from ._platform.installed import (
+from ._platform.plugins import (
     InstalledPlugins as InstalledPlugins,
     installed_plugins as installed_plugins,
 )

@@ -22,8 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel
 
-from mcpbridge._base.errors import ConfigError
-from mcpbridge._base.redaction import MIN_SECRET, SECRET_NAME, redact_url
+from mcpbridge._base.errors import MIN_SECRET, SECRET_NAME, ConfigError, redact_url
 
 _ENV_PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 

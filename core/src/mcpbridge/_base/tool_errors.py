@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import ToolException
 
-from mcpbridge._base.errors import MCPBridgeError, describe, error_text
-from mcpbridge._base.redaction import outward_text
+from mcpbridge._base.errors import MCPBridgeError, describe, error_text, outward_text
 
 if TYPE_CHECKING:
     from typing import Self

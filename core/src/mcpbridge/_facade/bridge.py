@@ -13,13 +13,12 @@ from mcp.client.session import ClientSession
 from mcp.types import Tool
 
 from mcpbridge._base.config import ServerConfig, Settings, load_settings
-from mcpbridge._base.errors import ConfigError
+from mcpbridge._base.errors import ConfigError, install_log_redaction
 from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
-from mcpbridge._base.redaction import install_log_redaction
 from mcpbridge._base.tool_errors import ServerConnectionError
 from mcpbridge._facade.tool_names import ToolNames
-from mcpbridge._platform.context import BridgeContext
-from mcpbridge._platform.layers import Layering, ToolLayers
+from mcpbridge._platform.declaration import Layering, ToolLayers
+from mcpbridge._platform.hookspecs import BridgeContext
 from mcpbridge._platform.plugins import PluginHost
 from mcpbridge._session.connections import Connection
 from mcpbridge._session.listing import ServerInfo, server_info

@@ -28,8 +28,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from mcpbridge._base.errors import ConfigError
-from mcpbridge._base.redaction import shown
+from mcpbridge._base.errors import ConfigError, shown
 from mcpbridge._session.loops import paced
 from mcpbridge._tools.tool import MCPTool
 

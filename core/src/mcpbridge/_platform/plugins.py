@@ -1,10 +1,11 @@
-"""The plugin manager: find plugins through the `mcpbridge` entry point group, load them one
-at a time, decide which are enabled, order them by what they declare, validate their
-settings once, and call their hooks through pluggy behind typed methods, one per hook.
+"""The plugin host: find plugins through the `mcpbridge` entry point group, load them one at a
+time, decide which are enabled, order them by what they declare, validate their settings
+once, and call their hooks through pluggy behind typed methods, one per hook; and the
+installed plugins as a bridge would load them (`mcpbridge plugins`), without mcp or LangChain.
 
-Each plugin's implementation of a hook is called on its own, in chain order, through
-pluggy's `subset_hook_caller` (as pytest calls one directory's conftest hooks): the host
-learns whose answer each is (it places interceptors by plugin), and an error names the plugin."""
+Each plugin's implementation of a hook is called on its own, in chain order, through pluggy's
+`subset_hook_caller` (as pytest calls one directory's conftest hooks): the host learns whose
+answer each is (it places interceptors by plugin), and an error names the plugin."""
 
 from __future__ import annotations
 
@@ -12,30 +13,39 @@ import importlib.metadata
 import logging
 import os
 import sys
-import types
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 from pydantic import BaseModel, ValidationError
 
+import mcpbridge._platform.hookspecs as hookspecs
 from mcpbridge._base.config import ServerConfig, Settings, did_you_mean
 from mcpbridge._base.errors import ConfigError, PluginError, validation_problems
 from mcpbridge._base.lazy import env_flag, tracing
 from mcpbridge._base.protocol import CALLBACKS, Capability
-from mcpbridge._platform import hookspecs
-from mcpbridge._platform.builtins import DIRECT, Claiming, Direct
-from mcpbridge._platform.context import BridgeContext
-from mcpbridge._platform.declaration import DECLARATION, Plugin, PluginInfo, declaration_of
-from mcpbridge._platform.ordering import chain_order
+from mcpbridge._platform.declaration import (
+    DECLARATION,
+    DIRECT,
+    Claiming,
+    Direct,
+    Plugin,
+    PluginInfo,
+    chain_order,
+    declaration_of,
+    name_of,
+)
+from mcpbridge._platform.hookspecs import BridgeContext
 from mcpbridge._toolkit.claims import CLAIMING, ClaimStore
 
 if TYPE_CHECKING:
     from pluggy import HookImpl
 
     from mcpbridge._base.pipeline import ToolCallInterceptor
+
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +80,7 @@ class PluginHost:
         self.given: set[str] = set()
         """The plugins given as objects in `MCPBridge(plugins=[...])`."""
         self._available = {ep.name: ep for ep in importlib.metadata.entry_points(group=hookspecs.PROJECT)}
-        names = [item if isinstance(item, str) else _object_name(item) for item in explicit or ()]
+        names = [item if isinstance(item, str) else name_of(item) for item in explicit or ()]
         self._check_names([name for name in names if name != INSTALLED])
         if explicit is None or INSTALLED in names:
             self._load_selected()
@@ -84,14 +94,12 @@ class PluginHost:
         for position, name in enumerate(n for n in self.order if n in self.infos):
             self.infos[name].position = position
 
-    # -- loading -------------------------------------------------------------------
-
     def _load_explicit(self, explicit: Sequence[object | str]) -> None:
         available = self._available
         for item in explicit:
             if not isinstance(item, str):
-                self.given.add(_object_name(item))
-                self._register(item, _object_name(item), None)
+                self.given.add(name_of(item))
+                self._register(item, name_of(item), None)
             elif item not in available and item != INSTALLED:
                 raise PluginError(self._unknown(item, "in MCPBridge(plugins=...)"))
             elif item in available and not (item in self.infos and self.infos[item].enabled):
@@ -183,13 +191,13 @@ class PluginHost:
                 raise ConfigError(self._unknown(name, f"configured by [plugins.{name}]{where}", known))
 
     def _unknown(self, name: str, where: str, known: Iterable[str] = ()) -> str:
-        """Why `name` is no plugin here: the closest known name, else how a published plugin
-        of that name is installed (the core names no plugin: it cannot know which exist), and
-        the installed plugins."""
+        """Why `name` is no plugin here: the closest known name, else how a published plugin of
+        that name is installed (the core cannot know which exist), and the installed plugins."""
         hint = did_you_mean(name, {*self._available, *known} - {DIRECT}) or (
             f" (not installed: if it is a published plugin, `pip install mcpbridge-{name}`)"
         )
-        return f"unknown plugin {name!r} {where}{hint}; installed plugins: {_names(self._available)}"
+        installed = ", ".join(sorted(self._available)) or "none"
+        return f"unknown plugin {name!r} {where}{hint}; installed plugins: {installed}"
 
     def _ordered(self) -> list[str]:
         declared = {name: info.declared for name, info in self.infos.items() if info.declared is not None}
@@ -200,8 +208,6 @@ class PluginHost:
 
     def declared(self, name: str) -> Plugin:
         return getattr(self.infos.get(name), "declared", None) or Plugin()
-
-    # -- hooks ---------------------------------------------------------------------
 
     @property
     def enabled(self) -> list[str]:
@@ -230,9 +236,8 @@ class PluginHost:
         return [ic for name in self.order for ic in self.contributed.get(name, ())]
 
     def client_options(self, server_name: str, server: ServerConfig) -> dict[str, Any]:
-        """Merged `mcp.Client` options from every plugin for one server. A capability that a
-        plugin given as an object declares it answers is taken from the others: their option
-        for it is dropped."""
+        """Merged `mcp.Client` options from every plugin for one server; a capability that a plugin
+        given as an object answers is taken from the others (their option for it is dropped)."""
         merged: dict[str, Any] = {}
         owners: dict[str, str] = {}
         taken = {capability: name for name in sorted(self.given) for capability in self.declared(name).answers}
@@ -292,10 +297,8 @@ class PluginHost:
                 await awaitable
 
     def unanswered(self, capability: Capability | None = None) -> str:
-        """A hint for a server request that no plugin answered: the installed plugins that
-        declare that they answer it, and why they did not (disabled, or their own advice).
-        Plugins that were not loaded are imported here, on this error path only, to read
-        their declaration."""
+        """A hint for a server request that no plugin answered: the installed plugins that declare
+        they answer it and why they did not (plugins not loaded are imported here, to read it)."""
         what = capability or "this client capability"
         answering = []
         for name, info in sorted(self.infos.items()):
@@ -363,18 +366,33 @@ def _blamed(plugin: str, hook: str) -> Iterator[None]:
         raise PluginError(f"plugin {plugin!r} failed in {hook}: {type(exc).__name__}: {exc}") from exc
 
 
-def _object_name(plugin: object) -> str:
-    name = getattr(plugin, "mcpbridge_name", None)
-    if isinstance(name, str):
-        return name
-    if isinstance(plugin, types.ModuleType):
-        return plugin.__name__.rsplit(".", 1)[-1].removeprefix("mcpbridge_")
-    return type(plugin).__name__
-
-
 def _split(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
-def _names(available: Iterable[str]) -> str:
-    return ", ".join(sorted(available)) or "none"
+@dataclass(frozen=True)
+class InstalledPlugins:
+    """The plugins found for one `Settings`, loaded and ordered but not configured."""
+
+    plugins: tuple[PluginInfo, ...]
+    """Enabled ones in chain order, then the disabled ones by name."""
+    chain: tuple[str, ...]
+    """As `bridge.chain`: outermost first, the core's own `"claiming"` layer innermost."""
+    claim_store_from: str | None
+    """The enabled plugin whose `mcpbridge_claim_store` is used (None: the process's `LocalClaims`)."""
+    _host: PluginHost = field(repr=False, compare=False)
+
+    def status(self) -> dict[str, str]:
+        """Check each enabled plugin's settings (`mcpbridge_check_settings`), then ask its one
+        line of status (`mcpbridge_status`). Raises what a plugin's check raises."""
+        self._host.configure()
+        return self._host.status()
+
+
+def installed_plugins(settings: Settings | None = None) -> InstalledPlugins:
+    """The installed plugins as a bridge with `settings` (default: `Settings()`) would load
+    them: enabled or disabled (and why), their hooks, positions and declarations."""
+    host = PluginHost(settings if settings is not None else Settings())
+    rows = sorted(host.infos.values(), key=lambda i: (i.position is None, i.position or 0, i.name))
+    store_from = next((info.name for info in rows if info.enabled and "mcpbridge_claim_store" in info.hooks), None)
+    return InstalledPlugins(tuple(rows), tuple(host.order), store_from, host)

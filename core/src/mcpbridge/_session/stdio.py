@@ -43,7 +43,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.os.win32.utilities import ServerProcess, create_windows_process, get_windows_executable_command
 from mcp.shared.message import SessionMessage
 
-from mcpbridge._base.redaction import capped
+from mcpbridge._base.errors import capped
 from mcpbridge._session.process_group import drain, stop_server, wait_for_exit
 from mcpbridge._session.sendable import unsendable_text
 

@@ -33,10 +33,9 @@ from mcp.types import (
 from pydantic import ValidationError
 
 from mcpbridge._base.config import ServerConfig
-from mcpbridge._base.errors import ServerRequestError, describe, error_text, root_cause
+from mcpbridge._base.errors import ServerRequestError, describe, error_text, redact_url, root_cause
 from mcpbridge._base.pipeline import error_result
 from mcpbridge._base.protocol import METHODS, Capability
-from mcpbridge._base.redaction import redact_url
 from mcpbridge._base.tool_errors import AuthenticationError, ServerConnectionError, ToolTimeoutError
 from mcpbridge._session.transports import HTTPRefusal, OpenedSession
 

@@ -32,7 +32,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpbridge._base.config import ServerConfig
-from mcpbridge._base.redaction import MAX_QUOTED_CHARS, outward_text
+from mcpbridge._base.errors import MAX_QUOTED_CHARS, outward_text
 from mcpbridge._session.sendable import refusing_unsendable
 from mcpbridge._session.stdio import StdioTransport
 

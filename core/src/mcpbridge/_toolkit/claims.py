@@ -35,8 +35,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from mcpbridge._base.errors import ClaimStoreError, ResumeConflictError, describe
-from mcpbridge._base.redaction import redact_text
+from mcpbridge._base.errors import ClaimStoreError, ResumeConflictError, describe, redact_text
 
 if TYPE_CHECKING:
     from mcpbridge._base.pipeline import Resumed, ToolCallHandler, ToolCallInterceptor, ToolCallRequest

@@ -35,8 +35,7 @@ from typing import Any, cast
 import jsonschema_rs
 
 from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
-from mcpbridge._base.errors import error_text
-from mcpbridge._base.redaction import capped, shown
+from mcpbridge._base.errors import capped, error_text, shown
 from mcpbridge._session.sendable import CONTAINERS, nesting_problem
 from mcpbridge._tools.schema_cost import SchemaOverBound, measure
 
