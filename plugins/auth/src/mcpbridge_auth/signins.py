@@ -125,8 +125,18 @@ class SignIns:
         return _key("tokens", authority.issuer, authority.resource, identity)
 
     async def grant(self, identity: str, authority: Authority) -> Grant | None:
+        """The person's stored grant; one that cannot be read (written by another version) is
+        treated as absent: they sign in again."""
         raw = await self.store.get(self.tokens_key(authority, identity))
-        return None if raw is None else Grant.load(raw)
+        if raw is None:
+            return None
+        try:
+            return Grant.load(raw)
+        except (ValueError, KeyError, TypeError):
+            logger.warning(
+                "mcpbridge-auth: a stored grant for %s cannot be read; the person signs in again", authority.issuer
+            )
+            return None
 
     # -- tokens for a call -------------------------------------------------------------------
 
