@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from mcpbridge import AuthenticationError, Resumed, ToolCallError, ToolCallHandler, ToolCallRequest, thread_id
 from mcpbridge_auth.answers import ANSWER_SCHEMA, SIGN_IN
 from mcpbridge_auth.discovery import Challenge, SignInError
-from mcpbridge_auth.signins import Grant, SignIns
+from mcpbridge_auth.grants import Grant
+from mcpbridge_auth.signins import SignIns
 
 if TYPE_CHECKING:
     from mcp.types import Tool

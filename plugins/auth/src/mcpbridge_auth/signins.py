@@ -16,11 +16,12 @@ from typing import Any
 
 import httpx2
 from mcp.client.auth.utils import union_scopes
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.shared.auth import OAuthClientInformationFull
 
 from mcpbridge import BridgeContext, MCPBridge, StashKey
 from mcpbridge_auth.discovery import Authority, Challenge, SignInError, discover, scopes_for
 from mcpbridge_auth.flow import TIMEOUT, OAuthClient, expires_soon
+from mcpbridge_auth.grants import Grant, key as _key
 from mcpbridge_auth.settings import AuthSettings
 from mcpbridge_auth.store import SecretStore, open_store
 
@@ -38,48 +39,6 @@ class SignedIn:
     server_name: str
     issuer: str
     scopes: list[str]
-
-
-@dataclass(slots=True)
-class Grant:
-    """One person's tokens for one resource, as stored (JSON, sealed by the store)."""
-
-    token: OAuthToken
-    expires_at: float | None
-    scope: str | None
-    """The scopes asked for (the union, after a step-up)."""
-    client: OAuthClientInformationFull
-    token_endpoint: str
-    revocation_endpoint: str | None
-
-    def dump(self) -> bytes:
-        return json.dumps(
-            {
-                "token": self.token.model_dump(mode="json", exclude_none=True),
-                "expires_at": self.expires_at,
-                "scope": self.scope,
-                "client": self.client.model_dump(mode="json", exclude_none=True),
-                "token_endpoint": self.token_endpoint,
-                "revocation_endpoint": self.revocation_endpoint,
-            }
-        ).encode()
-
-    @classmethod
-    def load(cls, raw: bytes) -> Grant:
-        data = json.loads(raw)
-        return cls(
-            OAuthToken.model_validate(data["token"]),
-            data["expires_at"],
-            data["scope"],
-            OAuthClientInformationFull.model_validate(data["client"]),
-            data["token_endpoint"],
-            data["revocation_endpoint"],
-        )
-
-
-def _key(kind: str, *parts: str | int | None) -> str:
-    """A store key whose parts cannot run into each other (a user id may hold any character)."""
-    return f"{kind}:{json.dumps(parts)}"
 
 
 class SignIns:
