@@ -5,9 +5,12 @@ server not listed carry no token."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+import httpx2
 import mcpbridge_approval
 import mcpbridge_auth
 import mcpbridge_elicitation
@@ -16,7 +19,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcp.shared.auth import OAuthClientInformationFull
 from mcpbridge_approval import create_approval_resume
-from mcpbridge_auth import create_sign_in_resume
+from mcpbridge_auth import complete_sign_in, create_sign_in_resume
 from mcpbridge_elicitation import create_elicitation_resume
 
 from mcpbridge import AuthenticationError, MCPBridge
@@ -267,3 +270,75 @@ async def test_an_approval_then_a_sign_in_in_one_call(signin: SignInServer) -> N
     [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
     assert message.content == [{"type": "text", "text": "bob"}]
     assert signin.calls == {("whoami", "bob"): 1}
+
+
+class SaysIss:
+    """The sign-in server as an authorization server that names itself in its answers (RFC 9207)."""
+
+    def __init__(self, app: Any, issuer: str) -> None:
+        self.app, self.issuer = app, issuer
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] not in ("/authorize", "/.well-known/oauth-authorization-server"):
+            return await self.app(scope, receive, send)
+        metadata = scope["path"] != "/authorize"
+        started: dict[str, Any] = {}
+
+        async def changed(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                started.update(message)
+                if not metadata:
+                    headers = [
+                        (name, value + f"&iss={self.issuer}".encode() if name == b"location" else value)
+                        for name, value in message["headers"]
+                    ]
+                    await send({**message, "headers": headers})
+                return
+            if metadata:  # one body: the metadata, with the flag added
+                body = json.loads(message["body"]) | {"authorization_response_iss_parameter_supported": True}
+                raw = json.dumps(body).encode()
+                headers = [(n, str(len(raw)).encode() if n == b"content-length" else v) for n, v in started["headers"]]
+                await send({**started, "headers": headers})
+                await send({"type": "http.response.body", "body": raw})
+                return
+            await send(message)
+
+        await self.app(scope, receive, changed)
+
+
+async def test_an_authorization_server_that_names_itself_is_checked() -> None:
+    port = free_port()
+    signin = SignInServer(f"http://127.0.0.1:{port}", Provider())
+    served = serve_http(SaysIss(signin.app(), f"{signin.base_url}/"), port)
+    config = {"configurable": {"thread_id": "t"}}
+    try:
+        async with bridge(signin) as b:
+            tools = await b.list_tools()
+            for thread in ("no-iss", "other-iss"):
+                graph = agent(tools, ("whoami", {}))
+                result = await graph.ainvoke(
+                    {"messages": [("user", "hi")]}, {"configurable": {"thread_id": thread}}, context=UserContext("bob")
+                )
+                url = result["__interrupt__"][0].value["authorization_url"]
+                async with httpx2.AsyncClient() as http:
+                    location = (await http.get(url)).headers["location"]
+                answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+                assert answer["iss"] == f"{signin.base_url}/"
+                if thread == "no-iss":
+                    with pytest.raises(ValueError, match=r"sends `iss` with its answers \(RFC 9207\)"):
+                        await complete_sign_in(b, answer["code"], answer["state"])
+                else:
+                    with pytest.raises(ValueError, match=r"RFC 9207: a mix-up"):
+                        await complete_sign_in(b, answer["code"], answer["state"], iss="https://evil.example/")
+            graph = agent(tools, ("whoami", {}))
+            result = await graph.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))
+            async with httpx2.AsyncClient() as http:
+                location = (await http.get(result["__interrupt__"][0].value["authorization_url"])).headers["location"]
+            answer = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+            resume = create_sign_in_resume(result["__interrupt__"], **answer)
+            result = await graph.ainvoke(Command(resume=resume), config, context=UserContext("bob"))
+    finally:
+        served.stop()
+    [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert message.content == [{"type": "text", "text": "ada"}]  # no login_hint: the server's fixed user
+    assert signin.provider.code_exchanges == 1

@@ -17,7 +17,11 @@ ANSWER_SCHEMA: dict[str, Any] = {
     "oneOf": [
         {
             "type": "object",
-            "properties": {"code": {"type": "string", "minLength": 1}, "state": {"type": "string"}},
+            "properties": {
+                "code": {"type": "string", "minLength": 1},
+                "state": {"type": "string"},
+                "iss": {"type": "string"},
+            },
             "required": ["code", "state"],
         },
         {
@@ -55,7 +59,7 @@ def check_answer(payload: Mapping[str, Any], answer: Any) -> dict[str, Any]:
             f"{where}: the answer's `state` is not this sign-in's (a callback of another sign-in, or one replayed): "
             "resume with the code and state the authorization server sent for this interrupt's authorization_url"
         )
-    unknown = sorted(set(answer) - {"code", "state", "signed_in", "error"})
+    unknown = sorted(set(answer) - {"code", "state", "signed_in", "error", "iss"})
     if unknown:
         raise ValueError(
             f"{where}: unknown keys {unknown}; send `code` and `state`, `state` and `signed_in`, or `state` and `error`"
@@ -76,7 +80,12 @@ def check_answer(payload: Mapping[str, Any], answer: Any) -> dict[str, Any]:
             f"{where}: the answer needs `code` (the authorization code the app's callback received), or "
             "`signed_in: True` after `complete_sign_in(...)` exchanged it"
         )
-    return {"state": state, "code": code}
+    iss = answer.get("iss")
+    if iss is None:
+        return {"state": state, "code": code}
+    if not isinstance(iss, str):
+        raise ValueError(f"{where}: `iss` is the text the callback received with the code (RFC 9207)")
+    return {"state": state, "code": code, "iss": iss}
 
 
 SIGN_IN = Question(PAYLOAD_TYPE, "sign-in", check_answer)
@@ -90,9 +99,10 @@ def create_sign_in_resume(
     state: str,
     signed_in: bool = False,
     error: str | None = None,
+    iss: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """`{interrupt.id: answer}` for the pending sign-in in `interrupts` whose `state` is
-    `state` (the one the app's callback received), checked now:
+    `state` (the one the app's callback received, with its `iss` if it has one), checked now:
     `Command(resume=create_sign_in_resume(result["__interrupt__"], code=code, state=state))`.
     With `signed_in=True` (after `complete_sign_in`) no code travels through the checkpoint;
     with `error=` (the callback's `error`, e.g. "access_denied") the call ends unsent.
@@ -103,7 +113,7 @@ def create_sign_in_resume(
             "no pending sign-in in these interrupts has this state: it belongs to another run, was already "
             "answered, or expired; send the person to the authorization_url of a pending sign-in"
         )
-    answer: dict[str, Any] = {"state": state, "code": code}
+    answer: dict[str, Any] = {"state": state, "code": code, **({"iss": iss} if iss is not None else {})}
     if signed_in:
         answer = {"state": state, "signed_in": True}
     elif error is not None:

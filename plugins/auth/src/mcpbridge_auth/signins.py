@@ -41,6 +41,15 @@ class SignedIn:
     scopes: list[str]
 
 
+class CallbackRefused(ValueError):
+    """The callback's answer does not complete its sign-in; `note` says why, briefly, for the
+    next pause's reason."""
+
+    def __init__(self, message: str, *, note: str) -> None:
+        super().__init__(message)
+        self.note = note
+
+
 class SignIns:
     """The sign-in state of one bridge (kept in its stash)."""
 
@@ -203,6 +212,7 @@ class SignIns:
             "redirect_uri": self.settings.redirect_uri,
             "scope": asked,
             "client": client.model_dump(mode="json", exclude_none=True),
+            "iss_required": bool(authority.metadata.authorization_response_iss_parameter_supported),
         }
         await self.store.put(_key("pending", state), json.dumps(pending).encode(), ttl=self.settings.pending_ttl)
         return {
@@ -213,19 +223,35 @@ class SignIns:
             "issuer": authority.issuer,
         }
 
-    async def finish(self, state: str, code: str, *, identity: str | None = None) -> SignedIn:
+    async def finish(self, state: str, code: str, *, identity: str | None = None, iss: str | None = None) -> SignedIn:
         """Exchange `code` for the pending sign-in `state` (once: the state is taken) and keep
-        the tokens under the identity that started it."""
+        the tokens under the identity that started it. `iss` is the callback's (RFC 9207)."""
         raw = await self.store.take(_key("pending", state))
         if raw is None:
-            raise ValueError(
+            raise CallbackRefused(
                 "no pending sign-in has this state: it was already used, it expired "
                 f"(after {self.settings.pending_ttl:g} s, [plugins.auth] pending_ttl) or it is not one of this "
-                "app's; start the sign-in again"
+                "app's; start the sign-in again",
+                note="the last sign-in expired or was already used",
             )
         pending = json.loads(raw)
         if identity is not None and identity != pending["identity"]:
-            raise ValueError("this sign-in was started by another person: it is refused (and now spent)")
+            raise CallbackRefused(
+                "this sign-in was started by another person: it is refused (and now spent)",
+                note="the last sign-in was started by another person",
+            )
+        if iss is not None and iss != pending["issuer"]:
+            raise CallbackRefused(
+                f"the callback's `iss` is not {pending['issuer']}, the authorization server this sign-in went to "
+                "(RFC 9207: a mix-up): it is refused (and now spent)",
+                note="the last sign-in's answer named another authorization server",
+            )
+        if iss is None and pending.get("iss_required"):
+            raise CallbackRefused(
+                f"the authorization server {pending['issuer']} sends `iss` with its answers (RFC 9207), and this "
+                "callback has none: pass the callback's `iss` along with the code; this sign-in is now spent",
+                note="the last sign-in's answer lacked the authorization server's `iss`",
+            )
         client = OAuthClientInformationFull.model_validate(pending["client"])
         data = {
             "grant_type": "authorization_code",
@@ -256,9 +282,9 @@ class SignIns:
         if "code" not in answer:
             return None
         try:
-            await self.finish(answer["state"], answer["code"], identity=identity)
-        except ValueError:
-            return "the last sign-in expired or was already used"
+            await self.finish(answer["state"], answer["code"], identity=identity, iss=answer.get("iss"))
+        except CallbackRefused as refused:
+            return refused.note
         except SignInError as exc:
             logger.info("mcpbridge-auth: server %r: %s", server, exc)
             return f"the last sign-in failed: {exc}"
@@ -307,14 +333,15 @@ def sign_ins(context: BridgeContext | MCPBridge) -> SignIns:
 
 
 async def complete_sign_in(
-    bridge: MCPBridge | BridgeContext, code: str, state: str, *, identity: str | None = None
+    bridge: MCPBridge | BridgeContext, code: str, state: str, *, identity: str | None = None, iss: str | None = None
 ) -> SignedIn:
     """For the app's callback route: exchange `code` for the sign-in `state` names and keep the
     tokens; then resume with `create_sign_in_resume(..., state=state, signed_in=True)`, so the
     code never travels through a checkpoint. Pass `identity` (the person logged in to the app)
-    to refuse a callback that another person's sign-in started. A state already used, expired
-    or unknown is a `ValueError`; a refused exchange a `SignInError`."""
-    return await sign_ins(bridge).finish(state, code, identity=identity)
+    to refuse a callback that another person's sign-in started, and the callback's `iss` when it
+    has one (RFC 9207). A state already used, expired or unknown, another person's, or another
+    authorization server's is a `ValueError`; a refused exchange a `SignInError`."""
+    return await sign_ins(bridge).finish(state, code, identity=identity, iss=iss)
 
 
 async def revoke(bridge: MCPBridge | BridgeContext, identity: str, server: str) -> bool:
