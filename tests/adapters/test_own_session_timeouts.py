@@ -23,7 +23,7 @@ from mcpbridge_adapters.sessions import create_session
 from mcpbridge_adapters.tools import load_mcp_tools
 
 from mcpbridge import Settings, ToolCallHandler, ToolCallRequest, ToolTimeoutError
-from mcpbridge._tools import outputs
+from mcpbridge._tools import arguments
 from mcpbridge.testing import serve_http
 
 LIMIT = 0.5
@@ -112,8 +112,8 @@ async def test_an_interceptors_limit_times_out_as_on_a_shared_session(script: Pa
 async def test_the_bridges_default_limit_applies_when_nothing_sets_one(
     script: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert Settings().timeout == outputs.DEFAULT_TIMEOUT
-    monkeypatch.setattr(outputs, "DEFAULT_TIMEOUT", LIMIT)  # the default, made short enough to wait for
+    assert Settings().timeout == arguments.DEFAULT_TIMEOUT
+    monkeypatch.setattr(arguments, "DEFAULT_TIMEOUT", LIMIT)  # the default, made short enough to wait for
     async with own_tools(stdio(script)) as tools:
         message: ToolMessage = await tools["hang"].ainvoke(call("hang"))
     assert message.status == "error"

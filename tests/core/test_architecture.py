@@ -169,13 +169,13 @@ def test_no_module_imports_itself_in_a_circle(package: str, tmp_path_factory: py
 
 
 def test_the_contracts_catch_a_circle(tmp_path: Path) -> None:
-    """The acyclic check itself can fail: the errors importing the `${VAR}` expansion that imports them breaks it."""
+    """The acyclic check itself can fail: the errors importing the settings fields that import them breaks it."""
     core = tmp_path / "core"
     shutil.copytree(
         ROOT / "core" / "src" / "mcpbridge", core / "mcpbridge", ignore=shutil.ignore_patterns("__pycache__")
     )
     errors = core / "mcpbridge" / "_base" / "errors.py"
-    errors.write_text(errors.read_text() + "\nfrom mcpbridge._base.expansion import expand_env  # noqa\n")
+    errors.write_text(errors.read_text() + "\nfrom mcpbridge._base.fields import expand_env  # noqa\n")
     config = tmp_path / "importlinter.ini"
     config.write_text(acyclic_contracts(("mcpbridge",)))
     done = lint_imports(config, core)

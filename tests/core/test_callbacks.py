@@ -10,7 +10,7 @@ from langchain_core.tracers.context import collect_runs
 from langsmith.run_helpers import tracing_context
 
 from mcpbridge import MCPBridge
-from mcpbridge._tools.fast_path import nobody_listens
+from mcpbridge._tools.results import nobody_listens
 from tests.servers import basic
 
 

@@ -16,14 +16,12 @@ from ._base.errors import (
     ServerRequestError as ServerRequestError,
     describe as describe,
     install_log_redaction as install_log_redaction,
+    lazy_exports as lazy_exports,
     redact_text as redact_text,
     redact_url as redact_url,
     validation_problems as validation_problems,
 )
-from ._base.expansion import note_env_value as note_env_value
-from ._base.fromtext import TextPattern as TextPattern
-from ._base.httpfields import check_headers as check_headers, header_problem as header_problem
-from ._base.lazy import lazy_exports as lazy_exports
+from ._base.fields import header_problem as header_problem, note_env_value as note_env_value
 from ._base.pipeline import (
     RequestChanges as RequestChanges,
     Resumed as Resumed,
@@ -45,6 +43,7 @@ from ._base.tool_errors import (
     ServerConnectionError as ServerConnectionError,
     ToolCallError as ToolCallError,
     ToolTimeoutError as ToolTimeoutError,
+    check_headers as check_headers,
 )
 from ._compat import tools_stream_writer as tools_stream_writer
 from ._facade.bridge import MCPBridge as MCPBridge
@@ -66,11 +65,13 @@ from ._session.listing import ServerInfo as ServerInfo
 from ._session.loops import on_caller_loop as on_caller_loop
 from ._toolkit.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
 from ._toolkit.hints import ToolHints as ToolHints, tool_hints as tool_hints
-from ._toolkit.interrupts import InterruptLike as InterruptLike, Question as Question, pause as pause
-from ._toolkit.rounds import (
+from ._toolkit.interrupts import (
     CallBudgets as CallBudgets,
+    InterruptLike as InterruptLike,
+    Question as Question,
     RoundAnswerer as RoundAnswerer,
     call_of as call_of,
+    pause as pause,
     split_round as split_round,
 )
 from ._toolkit.selectors import (
@@ -78,9 +79,8 @@ from ._toolkit.selectors import (
     ToolSelector as ToolSelector,
     selected as selected,
 )
-from ._toolkit.sources import ValueSource as ValueSource, thread_id as thread_id
-from ._tools.arguments import ArgumentChecks as ArgumentChecks
-from ._tools.outputs import call_tool_checked as call_tool_checked
+from ._toolkit.sources import TextPattern as TextPattern, ValueSource as ValueSource, thread_id as thread_id
+from ._tools.arguments import ArgumentChecks as ArgumentChecks, call_tool_checked as call_tool_checked
 from ._tools.results import (
     STRUCTURED_CONTENT as STRUCTURED_CONTENT,
     content_block as content_block,

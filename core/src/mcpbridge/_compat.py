@@ -80,7 +80,7 @@ def leave_output_checks_to_the_bridge(session: ClientSession, names: tuple[str, 
     them as `ClientSession._tool_output_schemas`, compiled in `_tool_output_validators`) and
     those of the tools `names`: its jsonschema runs a server's `pattern` on Python's
     backtracking `re`, so a hostile server could hold the event loop; the bridge checks them
-    instead (`mcpbridge._tools.outputs`). The names stay known, so the session does not list
+    instead (`mcpbridge._tools.arguments`). The names stay known, so the session does not list
     again to look them up. No public API turns the check off."""
     if not hasattr(session, "_tool_output_schemas") or not hasattr(session, "_tool_output_validators"):
         raise ImportError(removed("mcp", "ClientSession._tool_output_schemas / _tool_output_validators"))

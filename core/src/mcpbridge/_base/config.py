@@ -20,8 +20,7 @@ from pydantic.type_adapter import TypeAdapter
 from pydantic.types import ImportString
 
 from mcpbridge._base.errors import ConfigError, redact_text, validation_problems
-from mcpbridge._base.expansion import expand_env, secrets_in_servers
-from mcpbridge._base.httpfields import header_problem, value_problem
+from mcpbridge._base.fields import expand_env, header_problem, secrets_in_servers, value_problem
 
 if TYPE_CHECKING:
     from httpx2 import AsyncClient as HTTPClient, Auth as HTTPAuth
@@ -293,7 +292,7 @@ class Settings(BaseModel):
         """Values to keep out of logs and errors: static header values, `env` values whose
         names look secret, credentials in server URLs (see `mcpbridge._base.errors`), and
         the values servers' tables took from the environment (`${NAME}`: see
-        `mcpbridge._base.expansion.environment_secret`)."""
+        `mcpbridge._base.fields.environment_secret`)."""
         return frozenset(secrets_in_servers(self.servers))
 
     def with_overrides(

@@ -16,14 +16,21 @@ values the bridge knows are secret (`redact_text(text, secrets)`, in their escap
 and header values quoted by the HTTP stack (always hidden); `install_log_redaction()` applies
 all three to the records of the HTTP stack, `mcp` and `mcpbridge`. Patterns that repeat run
 on RE2, linear in the text (docs/security.md, docs/performance.md).
+
+With what keeps importing cheap, for the plugin host and the CLI (which load neither mcp nor
+LangChain): names a package gives but imports on first use (`lazy_exports`), and the
+switches read from the environment.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+import os
 import re
+import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
 
@@ -340,3 +347,29 @@ def describe(exc: BaseException) -> str:
     exc = root_cause(exc)
     text = str(exc) or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text
+
+
+def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` for `package`: each name of `homes` (name → module) is imported
+    from its module when first read, then kept in the package. Use it as
+    `__getattr__ = lazy_exports(__name__, {...})` and import the same names under
+    `TYPE_CHECKING` for type checkers."""
+
+    def __getattr__(name: str) -> Any:
+        if (home := homes.get(name)) is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
+
+
+def env_flag(name: str) -> bool:
+    """Whether the environment variable `name` is on (1, true, yes or on)."""
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def tracing() -> bool:
+    """Whether `MCPBRIDGE_TRACE_HOOKS` asks to print hook calls and interceptor layers."""
+    return env_flag("MCPBRIDGE_TRACE_HOOKS")

@@ -26,8 +26,7 @@ from mcp.types import (
     Tool,
 )
 
-from mcpbridge._base.errors import error_text
-from mcpbridge._base.lazy import tracing
+from mcpbridge._base.errors import error_text, tracing
 from mcpbridge._compat import write_frozen
 
 if TYPE_CHECKING:

@@ -5,11 +5,13 @@ not import it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import ToolException
 
 from mcpbridge._base.errors import MCPBridgeError, describe, error_text, outward_text
+from mcpbridge._base.fields import HEADER_NAME, HEADER_VALUE, RESERVED_HEADERS, header_problem
 
 if TYPE_CHECKING:
     from typing import Self
@@ -135,3 +137,29 @@ class AuthenticationError(ServerConnectionError):
         super().__init__(server_name, problem, name=name, sent=False)
         self.status = status
         self.challenge = challenge
+
+
+def check_headers(server: str, headers: Mapping[str, str]) -> None:
+    """Raise `InvalidHeader` for the first header of `headers` that cannot be sent safely.
+
+    Cheap enough for every tool call (docs/performance.md): call it before the request reaches
+    the transport."""
+    good = _good_names
+    for name, value in headers.items():
+        if name not in good:
+            if type(name) is not str or HEADER_NAME.fullmatch(name) is None or name.lower() in RESERVED_HEADERS:
+                raise InvalidHeader(server, str(name), header_problem(name) or "invalid header name")
+            if len(good) < _MAX_GOOD_NAMES:
+                good.add(name)
+        # Fast path in C: visible ASCII and spaces, no space at either end (strip returns the
+        # same object when it removes nothing). Tabs inside a value take the regex.
+        if type(value) is str and value.isascii() and value.isprintable() and value.strip(" ") is value:
+            continue
+        if type(value) is not str or HEADER_VALUE.fullmatch(value) is None:
+            raise InvalidHeader(server, name, header_problem(name, value) or "invalid header value")
+
+
+_good_names: set[str] = set()
+"""Header names already accepted (names repeat: a handful per server), so the name check is
+one set lookup on the hot path. Bounded, so names made up per call cannot grow it forever."""
+_MAX_GOOD_NAMES = 4096

@@ -24,7 +24,7 @@ from mcpbridge._session.connections import Connection
 from mcpbridge._session.listing import ServerInfo, server_info
 from mcpbridge._session.loops import HomeLoop, paced
 from mcpbridge._toolkit.claims import ClaimStore
-from mcpbridge._tools.outputs import OutputChecks
+from mcpbridge._tools.arguments import OutputChecks
 from mcpbridge._tools.schemas import listed_schema
 from mcpbridge._tools.tool import Definition, MCPTool, Relisting, ToolBinding
 

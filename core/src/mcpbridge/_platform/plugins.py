@@ -24,8 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 import mcpbridge._platform.hookspecs as hookspecs
 from mcpbridge._base.config import ServerConfig, Settings, did_you_mean
-from mcpbridge._base.errors import ConfigError, PluginError, validation_problems
-from mcpbridge._base.lazy import env_flag, tracing
+from mcpbridge._base.errors import ConfigError, PluginError, env_flag, tracing, validation_problems
 from mcpbridge._base.protocol import CALLBACKS, Capability
 from mcpbridge._platform.declaration import (
     DECLARATION,

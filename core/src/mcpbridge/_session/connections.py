@@ -26,15 +26,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpbridge._base.config import ServerConfig
 from mcpbridge._base.errors import ConfigError, describe
-from mcpbridge._base.httpfields import check_headers
 from mcpbridge._base.pipeline import TaskHandle, ToolCallRequest
 from mcpbridge._base.protocol import CALLBACKS, Capability, ModernOnly
-from mcpbridge._base.tool_errors import ServerConnectionError, ToolCallError
+from mcpbridge._base.tool_errors import ServerConnectionError, ToolCallError, check_headers
 from mcpbridge._compat import answer_from_now_on
-from mcpbridge._session.in_flight import InFlight, wanted_level
+from mcpbridge._session.in_flight import InFlight, run_as_task, task_only, wanted_level
 from mcpbridge._session.listing import Listing
 from mcpbridge._session.sendable import check_sendable, sendable_answers
-from mcpbridge._session.task_requests import run_as_task, task_only
 from mcpbridge._session.translate import Translator
 from mcpbridge._session.transports import OpenedSession, call_headers, open_transport
 

@@ -26,13 +26,10 @@ released, so that the same resume can be sent again once the server is back.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 import time
-import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mcpbridge._base.errors import ClaimStoreError, ResumeConflictError, describe, redact_text
@@ -117,18 +114,6 @@ LOCAL_CLAIMS = LocalClaims()
 CLAIMING = "claiming"
 """The claiming layer's name in `bridge.chain` and `mcpbridge plugins`: the core's own layer,
 innermost, next to the server (no plugin and no `[plugins] order` can move it)."""
-
-_WORKER = f"{socket.gethostname()}:{os.getpid()}"
-
-
-def note_resumed(request: ToolCallRequest, configurable: Mapping[str, Any], answers: int) -> None:
-    """Mark `request`'s call as resumed from an interrupt (once per call: one owner)."""
-    mark = request.resumed
-    if not mark.owner:
-        mark.thread_id = str(configurable.get("thread_id", ""))
-        mark.checkpoint_ns = str(configurable.get("checkpoint_ns", ""))
-        mark.answers = answers
-        mark.owner = f"{_WORKER}:{uuid.uuid4().hex[:12]}"
 
 
 def claiming(store: ClaimStore) -> ToolCallInterceptor:

@@ -1,7 +1,10 @@
-"""The one door for a tool call's arguments: whichever way a call comes in (an agent's
-`MCPTool`, `MCPBridge.call_tool`, the `mcpbridge call` command, which uses it, or a tool over
-a session you opened yourself, as the drop-in for langchain-mcp-adapters builds them), its
-arguments pass the same checks, written here once, before any session sees them:
+"""The one door for a tool call's arguments, and the check of its results against the tool's
+output schema.
+
+Whichever way a call comes in (an agent's `MCPTool`, `MCPBridge.call_tool`, the `mcpbridge
+call` command, or a tool over a session you opened yourself, as the drop-in for
+langchain-mcp-adapters builds them), its arguments pass the same checks, written here once,
+before any session sees them:
 
 - they travel as UTF-8 JSON (no lone surrogate, NaN or infinity: one breaks the transport
   for every caller sharing the session) within `max_argument_bytes`;
@@ -14,19 +17,32 @@ A call that fails is refused with `InvalidToolArguments` naming the problem (its
 and cleared of known secrets, as every error's); the server is not called. What an
 interceptor puts in their place (an approval edit, an answer to the server's question) is
 checked again just before it is sent (`sendable.check_sendable`).
+
+A result's structured content is checked by the bridge, not the SDK (`OutputChecks`): the
+SDK's jsonschema runs `pattern` on Python's backtracking `re`, so a server declaring
+`{"pattern": "^(a+)+$"}` could hold the event loop for hours. The bridge takes that check
+over (`_compat.leave_output_checks_to_the_bridge`) and runs it as it checks arguments; its
+verdicts are the SDK's (in the SDK's words), only faster.
 """
 
 from __future__ import annotations
 
+import contextlib
+import time
+import weakref
 from collections.abc import Mapping
 from copy import deepcopy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from mcp.types import Tool
+from mcp import MCPError
+from mcp.client.session import ClientSession
+from mcp.types import REQUEST_TIMEOUT, CallToolResult, Tool
 
-from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds
+from mcpbridge._base.config import DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_ARGUMENT_DEPTH, SchemaBounds, Settings
 from mcpbridge._base.pipeline import ToolCallRequest, checked_before_chain
+from mcpbridge._base.tool_errors import ToolTimeoutError
+from mcpbridge._compat import leave_output_checks_to_the_bridge, own_time_limit
 from mcpbridge._session.sendable import check_sendable, refusal, wire_problems
 from mcpbridge._tools.schemas import ToolSchema, listed_schema
 
@@ -97,3 +113,86 @@ class ArgumentChecks:
         """Raise `InvalidToolArguments` when what `request` sends cannot travel (arguments an
         interceptor replaced, answers, `_meta`), before the session sees it."""
         check_sendable(request, self.max_argument_bytes)
+
+
+DEFAULT_TIMEOUT: float = Settings.model_fields["timeout"].default
+"""Seconds a tool call on a session you opened may take when neither the call nor the session
+sets a limit: the bridge's default (`Settings.timeout`)."""
+
+
+class OutputChecks:
+    """One server's output schemas, compiled once per schema a tool declares."""
+
+    def __init__(self, server: str, bounds: SchemaBounds, max_depth: int, *, own_session: bool = False) -> None:
+        self._server, self._bounds, self._max_depth = server, bounds, max_depth
+        self._own_session = own_session
+        self._schemas: dict[str, tuple[dict[str, Any], ToolSchema | None]] = {}
+
+    async def __call__(self, tool: Tool, result: CallToolResult) -> str | None:
+        """Why `result` (a success) breaks `tool`'s output schema, in the SDK's words; None
+        when it fits or the tool declares none."""
+        schema = tool.output_schema
+        if schema is None:
+            return None
+        if result.structured_content is None and "structured_content" not in result.model_fields_set:
+            return f"Tool {tool.name} has an output schema but did not return structured content"
+        checks = self._check_for(tool.name, schema)
+        content = cast(Any, result.structured_content)  # None too, if the server sent null: the SDK checks that
+        problem = None if checks is None else checks.problems(content, self._max_depth)
+        return None if problem is None else f"Invalid structured content returned by tool {tool.name}: {problem}"
+
+    def _check_for(self, name: str, schema: dict[str, Any]) -> ToolSchema | None:
+        held = self._schemas.get(name)
+        if held is not None and held[0] is schema:
+            return held[1]
+        own = self._own_session
+        checks = listed_schema(schema, self._bounds, server=self._server, tool=name, own_session=own, kind="output")
+        self._schemas[name] = (schema, checks)
+        return checks
+
+
+_OWN_SESSIONS: weakref.WeakKeyDictionary[Any, OutputChecks] = weakref.WeakKeyDictionary()
+"""The checks compiled for each session given to `call_tool_checked`, while it lives."""
+
+
+async def call_tool_checked(
+    session: Any, tool: Tool, arguments: dict[str, Any] | None, *, server: str | None = None, **options: Any
+) -> Any:
+    """`session.call_tool(tool.name, arguments, **options)` on a session you opened yourself,
+    its result checked against `tool`'s output schema as the bridge checks it, not by the mcp
+    SDK (a hostile server's `pattern` stalls the event loop in the SDK's check, see above). A
+    result that breaks the schema raises `RuntimeError` in the SDK's words, as the SDK's own
+    check would; `server` names the server in the warning about a schema over its bounds and
+    in a timeout. `session` is an mcp `ClientSession`, or any object with its `call_tool`.
+
+    On a `ClientSession` the call is bounded as the bridge's own are: by `read_timeout_seconds`
+    if given, else by the session's own limit, else by the bridge's default (`Settings.timeout`,
+    `DEFAULT_TIMEOUT`); running out of it raises `ToolTimeoutError` naming the tool and the limit."""
+    if not isinstance(session, ClientSession):
+        return await _checked(session, tool, await session.call_tool(tool.name, arguments, **options), server)
+    leave_output_checks_to_the_bridge(session, (tool.name,))
+    limit = options.pop("read_timeout_seconds", None) or own_time_limit(session) or DEFAULT_TIMEOUT
+    started = time.monotonic()
+    try:
+        result = await session.call_tool(tool.name, arguments, read_timeout_seconds=limit, **options)
+    except MCPError as exc:  # our own wait ran out, not a server's -32001 (which comes sooner)
+        if exc.error.code == REQUEST_TIMEOUT and time.monotonic() >= started + limit:
+            raise ToolTimeoutError(server or "?", tool.name, limit) from None
+        raise
+    return await _checked(session, tool, result, server)
+
+
+async def _checked(session: Any, tool: Tool, result: Any, server: str | None) -> Any:
+    if not isinstance(result, CallToolResult) or result.is_error:
+        return result
+    try:
+        checks = _OWN_SESSIONS.get(session)
+    except TypeError:  # a session-like object that cannot be weakly referenced
+        checks = None
+    if checks is None:
+        checks = OutputChecks(server or "?", SchemaBounds(), DEFAULT_MAX_ARGUMENT_DEPTH, own_session=True)
+        with contextlib.suppress(TypeError):
+            _OWN_SESSIONS[session] = checks
+    if (problem := await checks(tool, result)) is not None:
+        raise RuntimeError(problem)
+    return result

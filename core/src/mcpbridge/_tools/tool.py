@@ -33,10 +33,11 @@ from mcpbridge._compat import private_value
 from mcpbridge._session.loops import HomeLoop
 from mcpbridge._session.sendable import refusal
 from mcpbridge._tools.arguments import add_defaults, argument_problem
-from mcpbridge._tools.fast_path import nobody_listens, prebuilt
 from mcpbridge._tools.results import (
     error_message,
     error_text_of,
+    nobody_listens,
+    prebuilt,
     result_said,
     to_artifact,
     to_content_blocks,
