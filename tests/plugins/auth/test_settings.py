@@ -25,7 +25,7 @@ def build(settings: dict[str, Any], servers: dict[str, Any] | None = None) -> MC
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"servers": ["crm"]}, r"`plugins.auth.redirect_uri`: Field required"),
+        ({"servers": ["crm"]}, r"`redirect_uri` is required with `servers`: the app's callback URL"),
         ({**GOOD, "redirect_uri": "/callback"}, r"`plugins.auth.redirect_uri`: must be an absolute http\(s\) URL"),
         ({**GOOD, "redirect_uri": "https://app/cb#x"}, r"`plugins.auth.redirect_uri`: must not have a #fragment"),
         ({**GOOD, "servers": ["nope"]}, r"`plugins.auth.servers.0`: server 'nope' is not configured"),
@@ -60,3 +60,9 @@ def test_importing_the_plugin_imports_neither_mcp_nor_httpx2() -> None:
     code = "import sys, mcpbridge_auth; print(sorted(m for m in ('mcp', 'httpx2', 'langgraph') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_installed_without_a_table_the_plugin_changes_nothing() -> None:
+    bridge = MCPBridge({"crm": {"url": URL}}, plugins=[mcpbridge_auth])
+    assert bridge.context.settings_of(mcpbridge_auth.AuthSettings).servers == []
+    assert not any(type(layer).__module__.startswith("mcpbridge_auth") for layer in bridge.interceptors)

@@ -67,7 +67,7 @@ class OAuthClient:
     ) -> tuple[OAuthClientInformationFull, bool]:
         """The client to sign in with, and whether it was registered just now."""
         settings = self.settings
-        redirect: Any = settings.redirect_uri
+        redirect: Any = settings.callback
         if settings.client_id is not None:
             secret = settings.client_secret.get_secret_value() if settings.client_secret else None
             method = "client_secret_post" if secret else "none"
@@ -78,7 +78,7 @@ class OAuthClient:
         if should_use_client_metadata_url(authority.metadata, settings.client_metadata_url):
             assert settings.client_metadata_url is not None
             return create_client_info_from_metadata_url(settings.client_metadata_url, redirect_uris=[redirect]), False
-        if registered is not None and _fits(registered, settings.redirect_uri, scope):
+        if registered is not None and _fits(registered, settings.callback, scope):
             return registered, False
         if authority.metadata.registration_endpoint is None:
             raise SignInError(
@@ -103,7 +103,7 @@ class OAuthClient:
             raise SignInError(
                 f"the authorization server {authority.issuer} refused to register the client "
                 f"(HTTP {response.status_code}{_oauth_error(response)}): set [plugins.auth] client_id, or check "
-                f"that it accepts redirect_uri {settings.redirect_uri}"
+                f"that it accepts redirect_uri {settings.callback}"
             ) from exc
         info.issuer = authority.issuer
         return info, True

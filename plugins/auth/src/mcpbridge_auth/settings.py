@@ -44,15 +44,16 @@ def _scopes(scopes: list[str]) -> list[str]:
 
 
 class AuthSettings(BaseModel):
-    """The plugin's settings: `servers` and `redirect_uri` are the keys most apps set."""
+    """The plugin's settings: `servers` and `redirect_uri` are the keys most apps set; without
+    `servers` the plugin does nothing (so installing it changes no bridge)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     servers: list[ServerName] = Field(default_factory=list)
     """The `url` servers that act for a person: each person signs in to them."""
-    redirect_uri: Annotated[str, AfterValidator(_web_url)]
+    redirect_uri: Annotated[str, AfterValidator(_web_url)] | None = None
     """The app's callback: the authorization server redirects the person there with `code`
-    and `state`."""
+    and `state` (required once `servers` lists a server)."""
     identity: ValueSource = ValueSource.parse("context.user_id")
     """Who the person is, read from the run (`context.user_id`, `config.configurable.user_id`...)."""
     client_name: str = Field(default="mcpbridge", min_length=1)
@@ -77,6 +78,11 @@ class AuthSettings(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> AuthSettings:
+        if self.servers and self.redirect_uri is None:
+            raise ValueError(
+                "`redirect_uri` is required with `servers`: the app's callback URL, where the authorization "
+                'server sends the person back with the code, e.g. redirect_uri = "https://app.example.com/oauth/callback"'
+            )
         if self.client_secret is not None and self.client_id is None:
             raise ValueError(
                 "`client_secret` is set without `client_id`: set both (a pre-registered client) or neither"
@@ -87,3 +93,10 @@ class AuthSettings(BaseModel):
                 f'with it. Make one with `{MAKE_KEY}` and set `key = "${{MCPBRIDGE_AUTH_KEY}}"`'
             )
         return self
+
+    @property
+    def callback(self) -> str:
+        """`redirect_uri`, which a bridge that signs anyone in always has (see `_consistent`)."""
+        if self.redirect_uri is None:
+            raise ValueError("[plugins.auth] redirect_uri is not set: set it to the app's callback URL")
+        return self.redirect_uri

@@ -200,7 +200,7 @@ class SignIns:
             client, new = await oauth.client(authority, registered, asked)
             if new:
                 await self.store.put(client_key, client.model_dump_json(exclude_none=True).encode())
-            url, state, verifier = oauth.authorization_url(authority, client, self.settings.redirect_uri, asked)
+            url, state, verifier = oauth.authorization_url(authority, client, self.settings.callback, asked)
         pending = {
             "identity": identity,
             "server": server,
@@ -209,7 +209,7 @@ class SignIns:
             "token_endpoint": authority.token_endpoint,
             "revocation_endpoint": str(authority.metadata.revocation_endpoint or "") or None,
             "verifier": verifier,
-            "redirect_uri": self.settings.redirect_uri,
+            "redirect_uri": self.settings.callback,
             "scope": asked,
             "client": client.model_dump(mode="json", exclude_none=True),
             "iss_required": bool(authority.metadata.authorization_response_iss_parameter_supported),
