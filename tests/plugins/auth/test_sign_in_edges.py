@@ -342,3 +342,14 @@ async def test_an_authorization_server_that_names_itself_is_checked() -> None:
     [message] = [m for m in result["messages"] if isinstance(m, ToolMessage)]
     assert message.content == [{"type": "text", "text": "ada"}]  # no login_hint: the server's fixed user
     assert signin.provider.code_exchanges == 1
+
+
+async def test_a_call_that_cannot_pause_fails_closed(signin: SignInServer) -> None:
+    async with bridge(signin) as b:
+        [tool] = [t for t in await b.list_tools() if t.name == "whoami"]
+        for _ in range(2):  # the same, twice: nothing of the first is replayed
+            call = make_tool_call(tool, {}, runtime=make_runtime(UserContext("bob")))
+            message = await tool.ainvoke(call)
+            assert message.status == "error"
+            assert "sign-in for tool 'whoami' on server 'crm' needs to pause the agent" in str(message.content)
+    assert signin.calls == {}

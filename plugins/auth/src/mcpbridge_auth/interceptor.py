@@ -75,9 +75,10 @@ class SignInInterceptor:
             return await handler(request)
         identity = self._identity(request)
         call = (thread_id(request), request.tool_call_id, server, request.name, self._pass(request))
+        paused = call[0] is not None and call[1] is not None  # else the run cannot pause (and resume)
         note = None
         for attempt in range(MAX_SIGN_INS + 1):
-            details = await self.sign_ins.asked(call, attempt)
+            details = await self.sign_ins.asked(call, attempt) if paused else None
             if details is not None:  # this call paused here in an earlier run: take that answer again
                 answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
                 note = await self._answered(request, answer, identity)
@@ -105,7 +106,8 @@ class SignInInterceptor:
             details = await self._begin(request, identity, challenge, grant, note)
             if details is None:
                 continue  # another call of this person signed in meanwhile: send again
-            await self.sign_ins.remember(call, attempt, details)
+            if paused:
+                await self.sign_ins.remember(call, attempt, details)
             answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
             note = await self._answered(request, answer, identity)
         raise ToolCallError.about(
