@@ -8,6 +8,7 @@ import asyncio
 import logging
 from typing import Any
 
+import httpx2
 import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -269,3 +270,26 @@ async def test_a_person_who_declines_ends_the_call_unsent(signin: SignInServer) 
         message.content
     )
     assert signin.calls == {}
+
+
+async def test_a_registration_the_server_forgot_is_made_again(signin: SignInServer) -> None:
+    async with bridge(signin) as b:
+        tools = await b.list_tools()
+        graph = agent(tools, ("whoami", {}))
+        result = await graph.ainvoke({"messages": [("user", "hi")]}, config("t"), context=UserContext("bob"))
+        signin.provider.clients.clear()  # the authorization server restarted and forgot its clients
+        async with httpx2.AsyncClient() as http:
+            page = await http.get(result["__interrupt__"][0].value["authorization_url"])
+        assert page.status_code == 400  # no redirect: the person sees the server's error page; the app gives up
+        state = result["__interrupt__"][0].value["state"]
+        resume = create_sign_in_resume(result["__interrupt__"], state=state, error="invalid_client")
+        await graph.ainvoke(Command(resume=resume), config("t"), context=UserContext("bob"))
+
+        again = agent(tools, ("whoami", {}))
+        result = await again.ainvoke({"messages": [("user", "hi")]}, config("t2"), context=UserContext("bob"))
+        answer = await open_as("bob", result["__interrupt__"][0].value["authorization_url"])
+        resume = create_sign_in_resume(result["__interrupt__"], **answer)
+        result = await again.ainvoke(Command(resume=resume), config("t2"), context=UserContext("bob"))
+
+    assert tool_messages(result)[0].content == [{"type": "text", "text": "bob"}]
+    assert len(signin.provider.clients) == 1

@@ -213,6 +213,7 @@ class SignIns:
             "scope": asked,
             "client": client.model_dump(mode="json", exclude_none=True),
             "iss_required": bool(authority.metadata.authorization_response_iss_parameter_supported),
+            "dynamic": self.settings.client_id is None and client.client_id != self.settings.client_metadata_url,
         }
         await self.store.put(_key("pending", state), json.dumps(pending).encode(), ttl=self.settings.pending_ttl)
         return {
@@ -277,7 +278,11 @@ class SignIns:
         or an earlier run of this call did (its state was taken): the call goes on with what
         the store holds, and pauses again if that is nothing."""
         if "error" in answer:
-            await self.store.delete(_key("pending", answer["state"]))
+            raw = await self.store.take(_key("pending", answer["state"]))
+            if raw is not None and json.loads(raw).get("dynamic"):
+                # The server may have forgotten the registration (the error page says so): the next
+                # sign-in registers again rather than sending every person to the same dead end.
+                await self.store.delete(_key("client", json.loads(raw)["issuer"]))
             return None
         if "code" not in answer:
             return None
