@@ -64,7 +64,6 @@ from ._platform.plugins import (
 from ._session.listing import ServerInfo as ServerInfo
 from ._session.loops import on_caller_loop as on_caller_loop
 from ._toolkit.claims import ClaimStore as ClaimStore, LocalClaims as LocalClaims
-from ._toolkit.hints import ToolHints as ToolHints, tool_hints as tool_hints
 from ._toolkit.interrupts import (
     CallBudgets as CallBudgets,
     InterruptLike as InterruptLike,
@@ -76,8 +75,10 @@ from ._toolkit.interrupts import (
 )
 from ._toolkit.selectors import (
     ServerName as ServerName,
+    ToolHints as ToolHints,
     ToolSelector as ToolSelector,
     selected as selected,
+    tool_hints as tool_hints,
 )
 from ._toolkit.sources import TextPattern as TextPattern, ValueSource as ValueSource, thread_id as thread_id
 from ._tools.arguments import ArgumentChecks as ArgumentChecks, call_tool_checked as call_tool_checked

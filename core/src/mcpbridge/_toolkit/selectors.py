@@ -1,4 +1,5 @@
-"""One grammar for choosing servers and tools in settings, the same in every plugin.
+"""Which tools a rule applies to: one grammar for choosing servers and tools in settings, the
+same in every plugin, and one reading of a tool's MCP annotations.
 
 A `ToolSelector` has a `server` and a `tool` pattern: shell-style globs (`*`, `?`,
 `[abc]`, case-sensitive) on the configured server name and on the server's own MCP tool
@@ -6,16 +7,28 @@ name (never the prefixed display name, so a prefix cannot dodge a rule). Both de
 `*`. A server pattern that matches no configured server is refused when the bridge is
 built, so a typo cannot silently select nothing. `ServerName` is an exact configured
 server name (for per-server tables).
+
+`tool_hints` reads the annotations with the MCP spec's defaults for a missing hint:
+`readOnlyHint` false, `destructiveHint` true (it only means something when the tool is not
+read-only), `idempotentHint` false, `openWorldHint` true. Annotations are the server's
+claims, not guarantees: use them for defaults that a person can override in the config,
+never as a security boundary on their own. Where they contradict themselves (`readOnlyHint`
+and `destructiveHint` both true), the unsafe claim wins, for every policy alike.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Annotated, Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+
+if TYPE_CHECKING:  # mcp is slow to import: settings models use selectors without it
+    from mcp.types import Tool
 
 S = TypeVar("S", bound="ToolSelector")
 
@@ -70,3 +83,45 @@ class ToolSelector(BaseModel):
 def selected(selectors: Iterable[S], server_name: str, name: str) -> Iterator[S]:
     """The selectors (rules) that choose `(server_name, name)`, in their order."""
     return (selector for selector in selectors if selector.selects(server_name, name))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolHints:
+    """What a tool says about itself; missing hints take the MCP spec's defaults."""
+
+    read_only: bool = False
+    destructive: bool = True
+    """Never true for a read-only tool."""
+    idempotent: bool = False
+    """True for a read-only tool too: repeating a call without side effects is safe."""
+    open_world: bool = True
+    annotated: bool = False
+    """Whether the tool declares `readOnlyHint` or `destructiveHint` at all (policies may
+    treat a tool that says nothing differently from one that says "destructive")."""
+
+
+def tool_hints(tool: Tool | None) -> ToolHints:
+    """The hints of `tool` (all defaults for None or a tool without annotations); a tool that
+    claims to be both read-only and destructive is read as destructive, not read-only and
+    idempotent only if it says so."""
+    if tool is None or (given := tool.annotations) is None:
+        return _UNANNOTATED
+    return _reading(given.read_only_hint, given.destructive_hint, given.idempotent_hint, given.open_world_hint)
+
+
+@functools.cache
+def _reading(
+    read_only_hint: bool | None, destructive_hint: bool | None, idempotent_hint: bool | None, open_world: bool | None
+) -> ToolHints:
+    """One shared reading per combination of hints (policies ask on every call)."""
+    read_only = read_only_hint is True and destructive_hint is not True
+    return ToolHints(
+        read_only=read_only,
+        destructive=not read_only and destructive_hint is not False,
+        idempotent=read_only or idempotent_hint is True,
+        open_world=open_world is not False,
+        annotated=read_only_hint is not None or destructive_hint is not None,
+    )
+
+
+_UNANNOTATED = ToolHints()
