@@ -10,7 +10,6 @@ export const SIGN_IN_TYPE = "mcp_sign_in";
 const CHANNEL = "mcpbridge-sign-in";
 const RETURNED = "returned"; // callback tab -> waiting page: { kind, state, code | error }
 const RECEIVED = "received"; // waiting page -> callback tab: { kind, state }
-const WAITING = { borderLeftColor: "#f59e0b", background: "#fffbeb" }; // as the approval card
 
 /** The text as a link target when it is an absolute http(s) URL; undefined otherwise, so a
  * `javascript:` or `data:` URL from the interrupt never becomes a link. */
@@ -35,7 +34,7 @@ export function SignInCard({ call, interrupt, problem, ...common }) {
   const scopes = Array.isArray(payload.scopes) ? payload.scopes.map(String) : [];
   const [opened, setOpened] = useState(false);
   return (
-    <div className="card sign-in" style={WAITING} {...common} data-status="waiting">
+    <div className="card sign-in" {...common} data-status="waiting">
       <div className="card-header">
         <span className="tool-name">{call.name}</span>
         <span className="badge">{server}</span>
