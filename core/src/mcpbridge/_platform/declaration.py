@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from mcpbridge._base.pipeline import ToolCallInterceptor  # imports mcp: `mcpbridge plugins` stays quick
 
 
+logger = logging.getLogger(__name__)
+
 DECLARATION = "mcpbridge_plugin"
 """The attribute the core reads a plugin's `Plugin` from."""
 
@@ -196,9 +198,6 @@ def name_of(plugin: object) -> str:
     if isinstance(plugin, types.ModuleType):
         return plugin.__name__.rsplit(".", 1)[-1].removeprefix("mcpbridge_")
     return type(plugin).__name__
-
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
