@@ -3,7 +3,7 @@ error ToolMessage naming the header (never its value) while another user's call 
 streamable-HTTP session succeeds, and no log line carries the value (issue 14, point 4).
 
 NEEDS THE CORE WIRING: `Connection.call_tool` must call
-`mcpbridge._base.httpfields.check_headers(self.name, request.headers)` before the request reaches
+`mcpbridge._base.tool_errors.check_headers(self.name, request.headers)` before the request reaches
 the transport. Until then these tests fail (the bad header breaks the shared session).
 """
 

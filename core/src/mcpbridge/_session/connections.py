@@ -4,7 +4,7 @@ shared by concurrent calls, reopened when the server dies or forgets it, closed 
 The mcp `Client` must be entered and exited in the same task, so each connection runs an
 *owner* task that opens the client, lists the tools once, and waits until it is told to close
 or its transport ends. Errors are told apart in `translate`, the calls on their way are in
-`in_flight`, and a call sent as an MCP task goes through `task_requests`.
+`in_flight`, and a call sent as an MCP task goes through it too.
 """
 
 from __future__ import annotations
