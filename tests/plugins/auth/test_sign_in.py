@@ -198,15 +198,30 @@ async def test_no_secret_reaches_a_payload_the_checkpoint_a_log_or_an_error(
         assert not any(secret in text for text in texts)
 
 
-async def test_a_call_without_an_identity_fails_naming_the_key(signin: SignInServer) -> None:
-    async with bridge(signin) as b:
+@pytest.mark.parametrize(
+    ("identity", "hint"),
+    [
+        ("context.user_id", 'pass the person\'s id when invoking the agent: `context={"user_id": ...}`'),
+        (
+            "config.configurable.user_id",
+            'pass the person\'s id when invoking the agent: `config={"configurable": {"user_id": ...}}`',
+        ),
+        ("state.user_id", "put the person's id in the graph state, e.g. `{\"user_id\": ...}` in the run's input"),
+        ("header.X-User-Id", "set the `x-user-id` header on each call before this plugin sees it"),
+    ],
+)
+async def test_a_call_without_an_identity_fails_naming_the_key(signin: SignInServer, identity: str, hint: str) -> None:
+    source = identity.lower() if identity.startswith("header.") else identity
+    async with bridge(signin, identity=identity) as b:
         graph = agent(await b.list_tools(), ("whoami", {}))
         result = await graph.ainvoke({"messages": [("user", "hi")]}, config("t"), context=UserContext(None))
     assert "__interrupt__" not in result
     [message] = tool_messages(result)
     assert message.status == "error"
-    assert "[plugins.auth] identity reads `context.user_id`" in str(message.content)
-    assert "the run has no value for `context.user_id`" in str(message.content)
+    assert f"[plugins.auth] identity reads `{source}`" in str(message.content)
+    assert f"the run has no value for `{source}`" in str(message.content)
+    assert hint in str(message.content)
+    assert "context=" not in str(message.content) or source.startswith("context.")
     assert signin.calls == {}
     assert signin.provider.clients == {}
 

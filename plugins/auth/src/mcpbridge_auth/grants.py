@@ -1,9 +1,12 @@
 """What the store keeps of a person's sign-in: their grant (tokens, the client, the
-endpoints to refresh and revoke with), under keys whose parts cannot run into each other."""
+endpoints to refresh and revoke with), under keys whose parts cannot run into each other;
+and the per-key locks that keep one process from doing the same OAuth work twice at once."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import weakref
 from dataclasses import dataclass
 
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -49,3 +52,22 @@ class Grant:
 def key(kind: str, *parts: str | int | None) -> str:
     """A store key whose parts cannot run into each other (a user id may hold any character)."""
     return f"{kind}:{json.dumps(parts)}"
+
+
+class KeyedLocks:
+    """One `asyncio.Lock` per key (and event loop), kept only while a call holds or awaits it:
+    the single flight of a registration, a sign-in, a code exchange or a refresh within one
+    process. Workers sharing a store are kept apart by its atomic `take` alone."""
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[tuple[asyncio.AbstractEventLoop, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def of(self, key: str) -> asyncio.Lock:
+        """The lock of `key` on the running loop (an app's callback may run on a loop of its own)."""
+        slot = (asyncio.get_running_loop(), key)
+        lock = self._locks.get(slot)
+        if lock is None:
+            lock = self._locks[slot] = asyncio.Lock()
+        return lock

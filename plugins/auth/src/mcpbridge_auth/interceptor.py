@@ -10,11 +10,20 @@ same payloads (the same `state`), before it sends anything, and the call is sent
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from mcpbridge import AuthenticationError, Resumed, ToolCallError, ToolCallHandler, ToolCallRequest, thread_id
+from mcpbridge import (
+    AuthenticationError,
+    Resumed,
+    ToolCallError,
+    ToolCallHandler,
+    ToolCallRequest,
+    ValueSource,
+    thread_id,
+)
 from mcpbridge_auth.answers import ANSWER_SCHEMA, SIGN_IN
 from mcpbridge_auth.discovery import Challenge, SignInError
 from mcpbridge_auth.grants import Grant
@@ -165,10 +174,30 @@ class SignInInterceptor:
             why = f"`{source}` is a {type(value).__name__}, not text"
         raise MissingIdentity.about(
             request,
-            f"acts for a person, but {why}: [plugins.auth] identity reads `{source}`; pass the person's id "
-            f"when invoking the agent (e.g. `context={{'user_id': ...}}`), or set [plugins.auth] identity. "
-            "The call was not sent",
+            f"acts for a person, but {why}: [plugins.auth] identity reads `{source}`; {_how_to_pass(source)}, "
+            "or set [plugins.auth] identity. The call was not sent",
         )
+
+
+def _how_to_pass(source: ValueSource) -> str:
+    """How a run gives the person's id to `source`, in the words of where it reads it."""
+    nested = _nested(source.path)
+    if source.origin == "header":
+        return (
+            f"set the `{source.path[0]}` header on each call before this plugin sees it (in an interceptor "
+            "placed outside it: a position below 58)"
+        )
+    if source.origin == "state":
+        return f"put the person's id in the graph state, e.g. `{nested}` in the run's input (a key of its state schema)"
+    return f"pass the person's id when invoking the agent: `{source.origin}={nested}`"
+
+
+def _nested(path: tuple[str, ...]) -> str:
+    """`{"a": {"b": ...}}` for `("a", "b")`."""
+    value = "..."
+    for step in reversed(path):
+        value = f"{{{json.dumps(step)}: {value}}}"
+    return value
 
 
 def _without(error: AuthenticationError, token: str) -> AuthenticationError:

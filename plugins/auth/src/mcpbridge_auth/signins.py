@@ -4,11 +4,9 @@ verifiers), refresh, `complete_sign_in` for an app's callback and `revoke`."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -21,7 +19,7 @@ from mcp.shared.auth import OAuthClientInformationFull
 from mcpbridge import BridgeContext, MCPBridge, StashKey
 from mcpbridge_auth.discovery import Authority, Challenge, SignInError, discover, scopes_for
 from mcpbridge_auth.flow import TIMEOUT, OAuthClient, expires_soon
-from mcpbridge_auth.grants import Grant, key as _key
+from mcpbridge_auth.grants import Grant, KeyedLocks, key as _key
 from mcpbridge_auth.settings import AuthSettings
 from mcpbridge_auth.store import SecretStore, open_store
 
@@ -58,8 +56,9 @@ class SignIns:
         self.urls = {name: str(context.settings.servers[name].url) for name in self.settings.servers}
         self._store: SecretStore | None = None
         self._authorities: dict[str, Authority] = {}
-        self._refreshing: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        """One lock per person and resource being refreshed (gone once no call holds it)."""
+        self._locks = KeyedLocks()
+        """Single flight in this process: a refresh per person and resource, a registration per
+        authorization server, a sign-in per person and resource, an exchange per state."""
 
     @property
     def store(self) -> SecretStore:
@@ -118,10 +117,7 @@ class SignIns:
         grant = await self.grant(identity, authority)
         if grant is None or not expires_soon(grant.expires_at, self.settings.refresh_before):
             return grant
-        lock = self._refreshing.get(key)
-        if lock is None:
-            lock = self._refreshing[key] = asyncio.Lock()
-        async with lock:
+        async with self._locks.of(key):
             latest = await self.grant(identity, authority)  # refreshed meanwhile by another call?
             if latest is None or latest.token.access_token != grant.token.access_token:
                 return latest
@@ -176,30 +172,62 @@ class SignIns:
 
     async def begin(
         self, identity: str, server: str, challenge: Challenge, held: Grant | None, note: str | None = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | None:
         """Start a sign-in for `identity` to `server` (which answered `challenge`, to the token
-        of `held` if any): the pause's details. The verifier stays in the store. `note` says
-        why an earlier sign-in of this call did not do."""
+        of `held` if any): the pause's details, or None when the person has a token other than
+        `held` by now (send again with it). `note` says why an earlier sign-in of this call did
+        not do. One sign-in per person, resource and scopes at a time: a call that would start
+        another while one is pending joins it (the same URL and `state`), so one callback
+        answers every call waiting on it."""
         authority = await self.authority(server, challenge)
+        asked = scopes_for(self.settings.scopes, authority, challenge)
+        if challenge.status == 403 and held is not None:
+            before = union_scopes(held.scope, held.token.scope)
+            asked = union_scopes(before, asked)
+            wider = " ".join(s for s in (challenge.scope or "").split() if s not in (before or "").split())
+            reason = f"server {server!r} needs the wider scope {wider or challenge.scope or 'it names'!r}"
+        elif held is not None:
+            reason = f"server {server!r} needs you to sign in again (your sign-in expired or was revoked)"
+        else:
+            reason = f"server {server!r} needs you to sign in"
+        if note:
+            reason = f"{reason} ({note})"
+        joined_key = _key("signing-in", authority.issuer, authority.resource, identity, asked)
+        async with self._locks.of(joined_key):
+            joined = await self._joinable(joined_key)
+            if joined is not None:
+                return {**joined, "reason": reason}
+            stored = await self.grant(identity, authority)  # signed in meanwhile (another call, thread, worker)?
+            if stored is not None and (held is None or stored.token.access_token != held.token.access_token):
+                return None
+            details = await self._start(authority, identity, server, asked)
+            record = {**details, "until": time.time() + self.settings.pending_ttl}
+            await self.store.put(joined_key, json.dumps(record).encode(), ttl=self.settings.pending_ttl)
+        return {**details, "reason": reason}
+
+    async def _joinable(self, joined_key: str) -> dict[str, Any] | None:
+        """The pending sign-in a call may join: its state not yet used, and at least half of
+        `pending_ttl` left. One being exchanged right now is waited for (then not joined)."""
+        raw = await self.store.get(joined_key)
+        if raw is None:
+            return None
+        record = json.loads(raw)
+        until = record.pop("until")
+        if await self.store.get(_key("pending", record["state"])) is None:
+            async with self._locks.of(_key("pending", record["state"])):
+                return None  # its exchange (in this process) is over: the caller looks for the token
+        return dict(record) if until - time.time() > self.settings.pending_ttl / 2 else None
+
+    async def _start(self, authority: Authority, identity: str, server: str, asked: str | None) -> dict[str, Any]:
+        """A new pending sign-in (its verifier kept in the store) and its pause's details."""
         async with self.oauth() as oauth:
-            asked = scopes_for(self.settings.scopes, authority, challenge)
-            if challenge.status == 403 and held is not None:
-                before = union_scopes(held.scope, held.token.scope)
-                asked = union_scopes(before, asked)
-                wider = " ".join(s for s in (challenge.scope or "").split() if s not in (before or "").split())
-                reason = f"server {server!r} needs the wider scope {wider or challenge.scope or 'it names'!r}"
-            elif held is not None:
-                reason = f"server {server!r} needs you to sign in again (your sign-in expired or was revoked)"
-            else:
-                reason = f"server {server!r} needs you to sign in"
-            if note:
-                reason = f"{reason} ({note})"
             client_key = _key("client", authority.issuer)
-            stored = await self.store.get(client_key)
-            registered = OAuthClientInformationFull.model_validate_json(stored) if stored else None
-            client, new = await oauth.client(authority, registered, asked)
-            if new:
-                await self.store.put(client_key, client.model_dump_json(exclude_none=True).encode())
+            async with self._locks.of(client_key):  # one registration per authorization server at a time
+                stored = await self.store.get(client_key)
+                registered = OAuthClientInformationFull.model_validate_json(stored) if stored else None
+                client, new = await oauth.client(authority, registered, asked)
+                if new:
+                    await self.store.put(client_key, client.model_dump_json(exclude_none=True).encode())
             url, state, verifier = oauth.authorization_url(authority, client, self.settings.callback, asked)
         pending = {
             "identity": identity,
@@ -216,17 +244,16 @@ class SignIns:
             "dynamic": self.settings.client_id is None and client.client_id != self.settings.client_metadata_url,
         }
         await self.store.put(_key("pending", state), json.dumps(pending).encode(), ttl=self.settings.pending_ttl)
-        return {
-            "authorization_url": url,
-            "scopes": (asked or "").split(),
-            "reason": reason,
-            "state": state,
-            "issuer": authority.issuer,
-        }
+        return {"authorization_url": url, "scopes": (asked or "").split(), "state": state, "issuer": authority.issuer}
 
     async def finish(self, state: str, code: str, *, identity: str | None = None, iss: str | None = None) -> SignedIn:
         """Exchange `code` for the pending sign-in `state` (once: the state is taken) and keep
-        the tokens under the identity that started it. `iss` is the callback's (RFC 9207)."""
+        the tokens under the identity that started it. `iss` is the callback's (RFC 9207).
+        Calls answered with one state exchange once: the others wait, then find it spent."""
+        async with self._locks.of(_key("pending", state)):
+            return await self._finish(state, code, identity=identity, iss=iss)
+
+    async def _finish(self, state: str, code: str, *, identity: str | None, iss: str | None) -> SignedIn:
         raw = await self.store.take(_key("pending", state))
         if raw is None:
             raise CallbackRefused(
@@ -270,6 +297,9 @@ class SignIns:
         )
         key = _key("tokens", pending["issuer"], pending["resource"], pending["identity"])
         await self.store.put(key, grant.dump())
+        await self.store.delete(
+            _key("signing-in", pending["issuer"], pending["resource"], pending["identity"], pending["scope"])
+        )
         return SignedIn(pending["identity"], pending["server"], pending["issuer"], (token.scope or "").split())
 
     async def answered(self, answer: dict[str, Any], identity: str, server: str) -> str | None:
