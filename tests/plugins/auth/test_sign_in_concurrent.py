@@ -1,19 +1,25 @@
 """Calls of one person that need a sign-in at the same time: one model turn calling `whoami`
 twice, and two threads of the same person. One client registration per authorization server,
 one sign-in the person completes once, and every paused call then runs once, as that person,
-against the real loopback authorization server and a real agent with a checkpointer."""
+against the real loopback authorization server and a real agent with a checkpointer; and a
+thread on another worker (Redis, PostgreSQL) joins the sign-in pending on the first."""
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from typing import Any
 
+import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcpbridge_auth import complete_sign_in, create_sign_in_resume
 
+from tests.helpers import service_url
 from tests.plugins.auth.conftest import UserContext, agent, bridge, open_as
 from tests.servers.signin_server import SignInServer
+
+pytestmark = pytest.mark.serial  # one test shares Redis or PostgreSQL: run alone
 
 BOB = [{"type": "text", "text": "bob"}]
 
@@ -169,4 +175,37 @@ async def test_people_signing_in_at_once_share_one_registration(signin: SignInSe
         )
     states = {r["__interrupt__"][0].value["state"] for r in results}
     assert len(states) == 3  # each person their own sign-in
+    assert len(signin.provider.clients) == 1
+
+
+@pytest.fixture(params=["redis", "postgres"])
+def shared_store(request: pytest.FixtureRequest) -> str:
+    if request.param == "redis":
+        return service_url("MCPBRIDGE_TEST_REDIS_URL", "a redis-server")
+    return service_url("MCPBRIDGE_TEST_POSTGRES_URL", "PostgreSQL (`bash tests/services/postgres.sh start`)")
+
+
+async def test_a_thread_on_another_worker_joins_the_pending_sign_in(signin: SignInServer, shared_store: str) -> None:
+    key = secrets.token_urlsafe(32)  # a store of this test's own: other runs' entries are unreadable
+    async with bridge(signin, store=shared_store, key=key) as one, bridge(signin, store=shared_store, key=key) as two:
+        first, second = agent(await one.list_tools(), ("whoami", {})), agent(await two.list_tools(), ("whoami", {}))
+        t1 = await first.ainvoke({"messages": [("user", "hi")]}, config("t1"), context=UserContext("bob"))
+        t2 = await second.ainvoke({"messages": [("user", "hi")]}, config("t2"), context=UserContext("bob"))
+        [p1], [p2] = t1["__interrupt__"], t2["__interrupt__"]
+        assert p1.value["state"] == p2.value["state"]
+        answer = await open_as("bob", p1.value["authorization_url"])
+        results = [
+            await graph.ainvoke(
+                Command(
+                    resume=create_sign_in_resume(paused["__interrupt__"], code=answer["code"], state=answer["state"])
+                ),
+                config(thread),
+                context=UserContext("bob"),
+            )
+            for graph, paused, thread in ((first, t1, "t1"), (second, t2, "t2"))
+        ]
+
+    assert [outputs(r) for r in results] == [[BOB], [BOB]]
+    assert signin.calls == {("whoami", "bob"): 2}
+    assert signin.provider.code_exchanges == 1
     assert len(signin.provider.clients) == 1
