@@ -101,8 +101,9 @@ def create_sign_in_resume(
     error: str | None = None,
     iss: str | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """`{interrupt.id: answer}` for the pending sign-in in `interrupts` whose `state` is
-    `state` (the one the app's callback received, with its `iss` if it has one), checked now:
+    """`{interrupt.id: answer}` for every pending sign-in in `interrupts` whose `state` is
+    `state` (the one the app's callback received, with its `iss` if it has one; calls of one
+    person that paused at once share one sign-in, so one callback answers them all), checked now:
     `Command(resume=create_sign_in_resume(result["__interrupt__"], code=code, state=state))`.
     With `signed_in=True` (after `complete_sign_in`) no code travels through the checkpoint;
     with `error=` (the callback's `error`, e.g. "access_denied") the call ends unsent.

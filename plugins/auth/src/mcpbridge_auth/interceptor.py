@@ -114,7 +114,7 @@ class SignInInterceptor:
                     raise
             details = await self._begin(request, identity, challenge, grant, note)
             if details is None:
-                continue  # another call of this person signed in meanwhile: send again
+                continue  # the person signed in meanwhile (another call, thread or worker): send again
             if paused:
                 await self.sign_ins.remember(call, attempt, details)
             answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
