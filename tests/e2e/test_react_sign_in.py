@@ -191,3 +191,26 @@ async def test_a_wider_scope_asks_again_on_the_same_card(page: Page, signin_serv
     await sign_in(page, report)
     await wait_for_text(page, card("admin_report", "finished") + " .output", "report for ada")
     assert signin_server.calls[("admin_report", "ada")] == 1
+
+
+async def test_two_calls_waiting_at_once_share_one_sign_in(page: Page, signin_server: SignInServer) -> None:
+    """One turn calls the server twice before the person signed in: both cards ask, for one
+    sign-in (one `state`); one trip through the authorization server runs both calls, once each."""
+    await page.goto(page.url.replace("user=reader-1", "user=pair-1"))
+    await page.wait_for_selector("#send:not([disabled])", timeout=WAIT_MS)
+    runs, exchanges = signin_server.calls, signin_server.provider.code_exchanges
+    before = runs[("whoami", "ada")]
+    await ask(page, "whoami {}\nwhoami {}")
+    await page.wait_for_function("document.querySelectorAll('.card.sign-in').length === 2", timeout=WAIT_MS)
+    links = await page.query_selector_all(".card.sign-in a.sign-in-link")
+    states = {parse_qs(urlsplit(await link.get_attribute("href") or "").query)["state"][0] for link in links}
+    assert len(states) == 1  # both calls wait on one sign-in
+    await sign_in(page, ":nth-match(.card.sign-in, 1)")
+    done = card("whoami", "finished") + " .output"
+    await page.wait_for_function(
+        "(s) => [...document.querySelectorAll(s)].filter((e) => e.textContent.includes('ada')).length === 2",
+        arg=done,
+        timeout=WAIT_MS,
+    )
+    assert runs[("whoami", "ada")] == before + 2  # each call ran once
+    assert signin_server.provider.code_exchanges == exchanges + 1  # one code, exchanged once

@@ -52,7 +52,7 @@ function App() {
   };
   // a resumed run gets only the config it is sent with: the user id goes with every answer
   const answer = (interrupt, response) => stream.respond(response, { interruptId: interrupt.id, config: RUN_CONFIG });
-  const signInProblems = useSignInReturns(stream.interrupts, answer);
+  const signInProblems = useSignInReturns(stream.interrupts, answer, stream.isLoading);
 
   return (
     <main data-loading={String(stream.isLoading)}>
@@ -78,10 +78,11 @@ function App() {
               {asked.map((asked) => {
                 const call = toolCalls.get(asked.id) ?? { callId: asked.id, name: asked.name, args: asked.args, status: "running" };
                 const { status, error } = cardStatus(call, toolMessages.get(asked.id), mcp.get(asked.id));
+                // a call with its answer waits no more, whatever interrupt the hook still holds for it
+                const interrupt = toolMessages.has(asked.id) ? undefined : interrupts.get(asked.id);
                 return (
                   <ToolCard key={asked.id} call={call} status={status} error={error} mcp={mcp.get(asked.id)}
-                    interrupt={interrupts.get(asked.id)} onAnswer={answer}
-                    signInProblem={signInProblems[interrupts.get(asked.id)?.value?.state]} />
+                    interrupt={interrupt} onAnswer={answer} signInProblem={signInProblems[interrupt?.value?.state]} />
                 );
               })}
             </div>

@@ -64,39 +64,61 @@ export function SignInCard({ call, interrupt, problem, ...common }) {
 }
 
 /**
- * Listens for the callback tab and resumes the matching sign-in interrupt with `{ code, state }`.
- * Only a same-origin document can post on a BroadcastChannel, and only a `state` of one of this
- * page's own pending sign-ins is taken (a code sent for any other state is ignored), so another
- * site cannot slip its own code into the run. Returns the problems by state (the authorization
- * server sent `error=...` instead of a code: the card stays, and the person can try again).
+ * Listens for the callback tab and resumes the sign-in interrupts of the returned `state` with
+ * `{ code, state }`. Only a same-origin document can post on a BroadcastChannel, and only a
+ * `state` of one of this page's own pending sign-ins is taken (a code sent for any other state is
+ * ignored), so another site cannot slip its own code into the run. Calls of one person waiting
+ * at once share one sign-in (one `state`): each of its interrupts is answered with the same
+ * value, one run at a time, as the run comes back with the next one still pending (the plugin
+ * then sends it with the token the first answer stored). Returns the problems by state (the
+ * authorization server sent `error=...` instead of a code: the card stays for another try).
  */
-export function useSignInReturns(interrupts, onAnswer) {
-  const pending = useRef(new Map());
-  const answered = useRef(new Set());
+export function useSignInReturns(interrupts, onAnswer, busy) {
+  const signIns = interrupts.filter((i) => i?.value?.type === SIGN_IN_TYPE && typeof i.value.state === "string");
+  const pending = useRef(signIns);
+  pending.current = signIns;
+  const returned = useRef(new Map()); // state -> { code, state }
+  const answered = useRef(new Set()); // interrupt ids
   const [problems, setProblems] = useState({});
-  pending.current = new Map(
-    interrupts.filter((i) => i?.value?.type === SIGN_IN_TYPE && typeof i.value.state === "string").map((i) => [i.value.state, i]),
-  );
   const answer = useRef(onAnswer);
   answer.current = onAnswer;
+
+  const replying = useRef(false); // one resume at a time: the next waits for this run to end
+  const [, ended] = useState(0); // a render once a resume ends, to answer the next
+  const reply = (interrupt, value) => {
+    answered.current.add(interrupt.id);
+    replying.current = true;
+    Promise.resolve(answer.current(interrupt, value))
+      .catch((error) => {
+        answered.current.delete(interrupt.id);
+        returned.current.delete(value.state);
+        setProblems((old) => ({ ...old, [value.state]: String(error?.message ?? error) }));
+      })
+      .finally(() => {
+        replying.current = false;
+        ended((count) => count + 1);
+      });
+  };
+  const next = () => pending.current.find((i) => returned.current.has(i.value.state) && !answered.current.has(i.id));
+
+  useEffect(() => {
+    const waiting = busy || replying.current ? undefined : next();
+    if (waiting !== undefined) reply(waiting, returned.current.get(waiting.value.state));
+  });
 
   useEffect(() => {
     if (typeof BroadcastChannel === "undefined") return undefined;
     const channel = new BroadcastChannel(CHANNEL);
     channel.onmessage = ({ data }) => {
       if (data?.kind !== RETURNED || typeof data.state !== "string") return;
-      const interrupt = pending.current.get(data.state);
-      const matched = interrupt !== undefined && !answered.current.has(data.state);
+      const matched = pending.current.some((i) => i.value.state === data.state) && !returned.current.has(data.state);
       ((window.__cards ??= { history: {}, maxRunning: 0 }).signInReturns ??= []).push({ matched }); // for tests
       if (!matched) return;
       channel.postMessage({ kind: RECEIVED, state: data.state });
       if (typeof data.code === "string" && data.code) {
-        answered.current.add(data.state);
+        returned.current.set(data.state, { code: data.code, state: data.state });
         setProblems(({ [data.state]: _, ...rest }) => rest);
-        Promise.resolve(answer.current(interrupt, { code: data.code, state: data.state })).catch((error) => {
-          answered.current.delete(data.state);
-          setProblems((old) => ({ ...old, [data.state]: String(error?.message ?? error) }));
-        });
+        reply(next(), returned.current.get(data.state));
       } else {
         setProblems((old) => ({ ...old, [data.state]: String(data.error || "no code came back") }));
       }
