@@ -298,9 +298,7 @@ class ServerRequestError(MCPBridgeError):
 
     def __init__(self, server_name: str, request: str, problem: str, *, code: int | None = None) -> None:
         super().__init__(f"MCP server {server_name!r} answered {request} with an error: {problem}")
-        self.server_name = server_name
-        self.request = request
-        self.code = code
+        self.server_name, self.request, self.code = server_name, request, code
 
 
 class ResumeConflictError(MCPBridgeError):
@@ -311,10 +309,7 @@ class ResumeConflictError(MCPBridgeError):
 
     def __init__(self, message: str, *, server_name: str, name: str, thread_id: str, holder: str) -> None:
         super().__init__(message)
-        self.server_name = server_name
-        self.name = name
-        self.thread_id = thread_id
-        self.holder = holder
+        self.server_name, self.name, self.thread_id, self.holder = server_name, name, thread_id, holder
 
 
 class ClaimStoreError(MCPBridgeError):

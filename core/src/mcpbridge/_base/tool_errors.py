@@ -27,8 +27,7 @@ class ToolCallError(MCPBridgeError, ToolException):
 
     def __init__(self, message: str, *, server_name: str | None = None, name: str | None = None) -> None:
         super().__init__(message)
-        self.server_name = server_name
-        self.name = name
+        self.server_name, self.name = server_name, name
 
     @classmethod
     def not_offered(cls, server_name: str, name: str, why: str) -> Self:
@@ -135,8 +134,7 @@ class AuthenticationError(ServerConnectionError):
         name: str | None = None,
     ) -> None:
         super().__init__(server_name, problem, name=name, sent=False)
-        self.status = status
-        self.challenge = challenge
+        self.status, self.challenge = status, challenge
 
 
 def check_headers(server: str, headers: Mapping[str, str]) -> None:

@@ -26,7 +26,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast, get_args
 
 import mcp.types as types
 from mcp.client.session import ClientSession
@@ -190,16 +190,10 @@ MAX_LOG_CHARS = 4000
 """A server's log message is cut to this many characters before it reaches Python logging."""
 
 LOG_LEVELS: dict[str, int] = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "notice": logging.INFO + 5,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-    "critical": logging.CRITICAL,
-    "alert": logging.CRITICAL,
-    "emergency": logging.CRITICAL,
-}
-"""MCP (syslog) levels as Python logging levels."""
+    level: logging.getLevelNamesMapping().get(level.upper(), logging.CRITICAL) for level in get_args(LoggingLevel)
+} | {"notice": logging.INFO + 5}
+"""MCP (syslog) levels as Python logging levels: each as Python's of its name, `notice`
+between `info` and `warning`, `alert` and `emergency` as `critical`."""
 
 
 def server_logger(server_name: str) -> logging.Logger:

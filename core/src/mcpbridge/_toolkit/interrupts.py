@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeAlias, TypeGuard, TypeVar, cast
+from typing import Annotated, Any, Generic, TypeAlias, TypeGuard, TypeVar, cast
 
 from langgraph.config import get_config
 from langgraph.errors import GraphInterrupt
@@ -41,10 +41,6 @@ from mcpbridge._base.protocol import Capability, capability_of
 from mcpbridge._base.tool_errors import CannotPauseError, ToolCallError
 from mcpbridge._compat import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_SCRATCHPAD, answers_given
 from mcpbridge._toolkit.sources import thread_id
-
-if TYPE_CHECKING:
-    from mcpbridge._base.pipeline import ToolCallRequest
-
 
 PAUSE_FIX = (
     "run the tool inside a LangGraph graph that has a checkpointer, e.g. "
@@ -281,16 +277,14 @@ class RoundAnswerer:
         return request.override(input_responses={**answers, **(request.input_responses or {})}), answered
 
 
+@dataclass(slots=True, eq=False)
 class _Left:
     """The requests one call may still make on `server` of `budgets` (compared by identity:
     two calls never collide)."""
 
-    __slots__ = ("budgets", "count", "server")
-
-    def __init__(self, budgets: CallBudgets, server: str, count: int) -> None:
-        self.budgets = budgets
-        self.server = server
-        self.count = count
+    budgets: CallBudgets
+    server: str
+    count: int
 
 
 _opened: contextvars.ContextVar[tuple[_Left, ...]] = contextvars.ContextVar("mcpbridge_call_budgets", default=())
@@ -317,38 +311,28 @@ class CallBudgets:
         self._lock = threading.Lock()  # a sync bridge's sessions run on a loop thread of their own
 
     async def during(self, server: str, call: Awaitable[T]) -> T:
-        """`await call`, one call on `server`, with a budget of its own while it runs (on
-        every call of a plugin that answers: no context manager's frames)."""
-        left, token = self._open_one(server)
-        try:
+        """`await call`, one call on `server`, with a budget of its own while it runs."""
+        with self.scope(server):
             return await call
-        finally:
-            self._close(left, token)
 
     @contextmanager
     def scope(self, server: str) -> Iterator[None]:
         """A budget of its own on `server` while the block runs (`during`, for work that is
         not one awaitable: e.g. a block in which the user calls a session directly)."""
-        left, token = self._open_one(server)
-        try:
-            yield
-        finally:
-            self._close(left, token)
-
-    def _open_one(self, server: str) -> tuple[_Left, contextvars.Token[tuple[_Left, ...]]]:
         left = _Left(self, server, self.per_call)
         with self._lock:
             self._open.setdefault(server, []).append(left)
-        return left, _opened.set((*_opened.get(), left))
-
-    def _close(self, left: _Left, token: contextvars.Token[tuple[_Left, ...]]) -> None:
-        _opened.reset(token)
-        with self._lock:
-            left.count = 0  # a request that comes with the call after it ended is refused
-            calls = self._open[left.server]
-            calls.remove(left)
-            if not calls:
-                del self._open[left.server]
+        token = _opened.set((*_opened.get(), left))
+        try:
+            yield
+        finally:
+            _opened.reset(token)
+            with self._lock:
+                left.count = 0  # a request that comes with the call after it ended is refused
+                calls = self._open[server]
+                calls.remove(left)
+                if not calls:
+                    del self._open[server]
 
     def charge(self, server: str) -> bool:
         """Take one request from the budget here of the call this context belongs to; when it
