@@ -189,7 +189,10 @@ def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandl
     traced = tracing()
     handler = terminal
     for depth, interceptor in reversed(list(enumerate(interceptors))):
-        lazy = depth or _async(interceptor)
+        # An `async def` (or an object whose `__call__` is one) runs none of its code when
+        # called: then it can be the chain's entry as it is, with no frame of its own.
+        lazy = depth or inspect.iscoroutinefunction(interceptor)
+        lazy = lazy or inspect.iscoroutinefunction(type(interceptor).__call__)
         handler = (_traced_layer if traced else _layer if lazy else _outermost)(interceptor, handler)
         handler.__qualname__ = f"{_name(interceptor)}[{'traced layer' if traced else 'layer'}]"
     return handler
@@ -197,12 +200,6 @@ def compose(interceptors: Sequence[ToolCallInterceptor], terminal: ToolCallHandl
 
 def _name(interceptor: ToolCallInterceptor) -> str:
     return getattr(interceptor, "__qualname__", type(interceptor).__qualname__)
-
-
-def _async(interceptor: ToolCallInterceptor) -> bool:
-    """Whether calling `interceptor` runs none of its code (an `async def`, or an object whose
-    `__call__` is one): then it can be the chain's entry as it is, with no frame of its own."""
-    return inspect.iscoroutinefunction(interceptor) or inspect.iscoroutinefunction(type(interceptor).__call__)
 
 
 def _outermost(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:

@@ -138,8 +138,7 @@ class StdioTransport:
         max_message_bytes: int | None = None,
     ) -> None:
         self.command, self.args, self.env, self.cwd = command, args, env, cwd
-        self.server_name = server_name
-        self.max_message_bytes = max_message_bytes
+        self.server_name, self.max_message_bytes = server_name, max_message_bytes
         self._stderr: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._process: ServerProcess | None = None
         self._cm: AbstractAsyncContextManager[TransportStreams] | None = None

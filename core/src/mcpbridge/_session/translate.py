@@ -80,9 +80,7 @@ class Translator:
         drop: Callable[[OpenedSession, str | None], Awaitable[None]],
         unanswered: Callable[[Capability | None], str],
     ) -> None:
-        self.server = server
-        self._drop = drop
-        self._unanswered = unanswered
+        self.server, self._drop, self._unanswered = server, drop, unanswered
 
     async def failed(
         self,

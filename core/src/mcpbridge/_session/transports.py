@@ -122,12 +122,7 @@ async def open_transport(
     if config.transport == "stdio":
         assert config.command is not None
         stdio = StdioTransport(
-            config.command,
-            config.args,
-            config.env,
-            config.cwd,
-            server_name=name,
-            max_message_bytes=max_result_bytes,
+            config.command, config.args, config.env, config.cwd, server_name=name, max_message_bytes=max_result_bytes
         )
         opened._describe_end = stdio.end_reason
         opened.write_stalled, opened.abandon = stdio.write_stalled, stdio.abandon
@@ -161,11 +156,8 @@ async def open_transport(
             "SSE client reads in one event)"
         )
         return _watched(sse, opened)
-    http = hooked_client(
-        headers=dict(config.headers),
-        timeout=httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT),
-        auth=config.auth,
-    )
+    timeout = httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT)
+    http = hooked_client(headers=dict(config.headers), timeout=timeout, auth=config.auth)
     await stack.enter_async_context(http)
     stream = streamable_http_client(url, http_client=http, max_sse_event_size=max_result_bytes)
     return _watched(stream, opened)
@@ -258,9 +250,7 @@ def _bound(server: str, limit: int | None) -> Callable[[httpx2.Response], Any]:
 
 class _BoundedStream(httpx2.AsyncByteStream):
     def __init__(self, inner: Any, server: str, limit: int) -> None:
-        self._inner = inner
-        self._server = server
-        self._limit = limit
+        self._inner, self._server, self._limit = inner, server, limit
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
@@ -288,8 +278,7 @@ class _WatchedReadStream(ObjectReceiveStream[Any]):
     else, including the sender's context (`last_context`), passes through."""
 
     def __init__(self, inner: Any, ended: asyncio.Event) -> None:
-        self._inner = inner
-        self._ended = ended
+        self._inner, self._ended = inner, ended
 
     @property
     def last_context(self) -> contextvars.Context | None:

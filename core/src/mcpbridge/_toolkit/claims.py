@@ -74,8 +74,7 @@ class LocalClaims:
     def __init__(self, ttl: float = DEFAULT_CLAIM_TTL, max_claims: int = DEFAULT_MAX_CLAIMS) -> None:
         if max_claims < 1:
             raise ValueError(f"max_claims must be at least 1, not {max_claims}")
-        self.ttl = ttl
-        self.max_claims = max_claims
+        self.ttl, self.max_claims = ttl, max_claims
         self._held: OrderedDict[str, tuple[str, float]] = OrderedDict()  # key → (owner, expiry), soonest first
         self._lock = threading.Lock()  # bridges with loop threads of their own share it
 

@@ -237,11 +237,8 @@ class RoundAnswerer:
     def __init__(
         self, capability: Capability, answer: Answer, *, max_requests: int = 10, fix: str = "", kept: int = 256
     ) -> None:
-        self.capability = capability
-        self.answer = answer
-        self.max_requests = max_requests
-        self.fix = fix
-        self.kept = kept
+        self.capability, self.answer, self.fix = capability, answer, fix
+        self.max_requests, self.kept = max_requests, kept
         self._waiting: OrderedDict[tuple[CallKey, str | None], tuple[dict[str, Any], int]] = OrderedDict()
         """(call, `request_state`) → the answers taken out of that round, and how many
         requests the call had made by then."""
