@@ -16,7 +16,13 @@ import pytest
 
 from tests.helpers import ROOT
 
-NOT_IMPORTED = ("langgraph.prebuilt", "langgraph.graph", "langgraph.pregel")
+NOT_IMPORTED = (
+    "langgraph.prebuilt",
+    "langgraph.graph",
+    "langgraph.pregel",
+    "langchain_core.language_models.chat_models",  # the sampling plugin's, when a model answers (~40 ms, 2 MB)
+    "mcp.client.auth",  # mcp's OAuth client: the auth plugin's sign-in flow, or a session that failed to open
+)
 """Modules a cold first call must not import (each costs its import time and memory)."""
 THEIRS = {
     "mcp.client.stdio": "mcp.server",

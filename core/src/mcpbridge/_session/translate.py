@@ -20,7 +20,6 @@ from typing import Any, cast, get_args
 import anyio
 import httpx2
 from mcp import MCPError
-from mcp.client.auth import OAuthFlowError
 from mcp.types import (
     CONNECTION_CLOSED,
     INTERNAL_ERROR,
@@ -169,6 +168,8 @@ class Translator:
 
     def not_opened(self, exc: BaseException, opened: OpenedSession) -> ServerConnectionError:
         """What opening the session behind `opened` raised, as the error its caller gets."""
+        from mcp.client.auth import OAuthFlowError  # mcp's OAuth client: imported when opening failed, not before
+
         if isinstance(exc, asyncio.CancelledError):
             return ServerConnectionError(self.server, "connecting was cancelled", sent=False)
         if isinstance(root_cause(exc), OAuthFlowError):

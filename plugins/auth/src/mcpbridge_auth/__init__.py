@@ -14,6 +14,7 @@ The call then runs once, with that person's token, which never enters the checkp
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from mcpbridge import BridgeContext, ConfigError, Plugin, hookimpl, install_log_redaction, lazy_exports
@@ -80,6 +81,8 @@ def mcpbridge_interceptors(context: BridgeContext) -> list[ToolCallInterceptor]:
 
 @hookimpl
 def mcpbridge_teardown(context: BridgeContext) -> Awaitable[None] | None:
+    if "mcpbridge_auth.signins" not in sys.modules:
+        return None  # no sign-in service was made in this process: the flow stays unimported
     from mcpbridge_auth.signins import SIGN_INS
 
     service = context.stash.get(SIGN_INS, None)

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from langchain_core.language_models import BaseChatModel
 from mcp.types import ModelPreferences
 
 from mcpbridge import ConfigError, describe
 from mcpbridge_sampling.settings import ModelSpec, SamplingSettings
+
+if TYPE_CHECKING:  # LangChain's chat models cost ~40 ms to import: only a model that answers needs them
+    from langchain_core.language_models import BaseChatModel
 
 
 class Chosen(NamedTuple):
@@ -41,7 +43,7 @@ class ModelChooser:
         return self._chosen(self.settings.model, "model")
 
     def _chosen(self, spec: ModelSpec, where: str) -> Chosen:
-        if isinstance(spec, BaseChatModel):
+        if not isinstance(spec, str):  # a chat model object (the settings allow nothing else)
             return Chosen(spec, _object_name(spec), None)
         model = self._built.get(spec)
         if model is None:
