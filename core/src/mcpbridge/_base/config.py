@@ -140,10 +140,8 @@ class ServerConfig(BaseModel):
     def _fill_transport(cls, data: Any) -> Any:
         """Give the transport the keys imply."""
         if isinstance(data, Mapping) and data.get("transport") is None:
-            data = dict(data)
-            data["transport"] = (
-                "stdio" if data.get("command") is not None else "http" if data.get("url") is not None else "inprocess"
-            )
+            implied = "stdio" if data.get("command") is not None else "inprocess" if data.get("url") is None else "http"
+            data = {**data, "transport": implied}
         return data
 
     @model_validator(mode="after")

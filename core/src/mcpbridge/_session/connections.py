@@ -66,10 +66,8 @@ class Connection:
         """Why a success breaks its tool's output schema (the bridge checks it, not the SDK: `listing`)."""
         self._unanswered = unanswered
         """The hint for a client capability that the server requires and no plugin answers."""
-        self.config = config
-        self.timeout = timeout
-        self.max_result_bytes = max_result_bytes
-        self.max_argument_bytes = max_argument_bytes
+        self.config, self.timeout = config, timeout
+        self.max_result_bytes, self.max_argument_bytes = max_result_bytes, max_argument_bytes
         self.tools_stale = False
         self.tools_unseen = False
         """A reopened session listed tools that `list_tools` has not handed out yet (the server
