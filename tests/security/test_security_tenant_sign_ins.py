@@ -18,10 +18,7 @@ from typing import Any
 import mcpbridge_auth
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from mcpbridge_auth import create_sign_in_resume
@@ -39,29 +36,12 @@ class UserContext:
     user_id: str | None
 
 
-class AsksWhoAmI(BaseChatModel):
-    """Each thread's model: `whoami` after the person's message, then what the tool said."""
-
-    @property
-    def _llm_type(self) -> str:
-        return "asks-whoami"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> AsksWhoAmI:
-        return self
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        last = messages[-1]
-        if isinstance(last, HumanMessage):
-            message = AIMessage("", tool_calls=[{"name": "whoami", "args": {}, "id": "call-1", "type": "tool_call"}])
-        else:
-            message = AIMessage(f"tool said: {last.content}")
-        return ChatResult(generations=[ChatGeneration(message=message)])
+def asks_whoami(messages: list[BaseMessage]) -> AIMessage:
+    """Each thread's turn: `whoami` after the person's message, then what the tool said."""
+    last = messages[-1]
+    if isinstance(last, HumanMessage):
+        return AIMessage("", tool_calls=[{"name": "whoami", "args": {}, "id": "call-1", "type": "tool_call"}])
+    return AIMessage(f"tool said: {last.content}")
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +84,7 @@ async def test_people_signing_in_at_once_are_each_asked_and_answered_as_themselv
         plugin_settings={"auth": {"servers": ["crm"], "redirect_uri": CALLBACK}},
     ) as bridge:
         graph = make_agent(
-            AsksWhoAmI(), await bridge.list_tools(), context_schema=UserContext, checkpointer=checkpointer
+            [asks_whoami] * 100, await bridge.list_tools(), context_schema=UserContext, checkpointer=checkpointer
         )
 
         async def run(person: str, delay: float, later: float) -> list[str]:

@@ -10,6 +10,7 @@ at once (no login page), so a client can run the whole flow headless.
 
 from __future__ import annotations
 
+import contextvars
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,10 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
 
 SCOPE = "tools"
+DEFAULT_USER = "ada"
+login_hint: contextvars.ContextVar[str | None] = contextvars.ContextVar("login_hint", default=None)
+"""The person `/authorize` signs in, when the request names one (tests/servers/signin_server.py
+reads it from the `login_hint` query parameter); else `DEFAULT_USER`."""
 
 
 @dataclass
@@ -41,8 +46,11 @@ class AuthorizationServer:
     codes: dict[str, AuthorizationCode] = field(default_factory=dict)
     access: dict[str, AccessToken] = field(default_factory=dict)
     refresh: dict[str, RefreshToken] = field(default_factory=dict)
+    issued: list[str] = field(default_factory=list)
+    """Every access and refresh token issued (tests search for them where they must not be)."""
     code_exchanges: int = 0
     refreshes: int = 0
+    revocations: int = 0
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -62,7 +70,7 @@ class AuthorizationServer:
             redirect_uri=params.redirect_uri,
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
             resource=params.resource,
-            subject="ada",
+            subject=login_hint.get() or DEFAULT_USER,
         )
         self.codes[code.code] = code
         return construct_redirect_uri(str(params.redirect_uri), code=code.code, state=params.state)
@@ -76,7 +84,7 @@ class AuthorizationServer:
     ) -> OAuthToken:
         del self.codes[code.code]  # one use only
         self.code_exchanges += 1
-        return self._issue(code.client_id, code.scopes, code.resource)
+        return self._issue(code.client_id, code.scopes, code.resource, code.subject)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         found = self.refresh.get(refresh_token)
@@ -88,7 +96,9 @@ class AuthorizationServer:
         if self.refresh.pop(refresh_token.token, None) is None:  # rotated: each refresh token works once
             raise TokenError("invalid_grant", "refresh token already used")
         self.refreshes += 1
-        return self._issue(refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource)
+        return self._issue(
+            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource, refresh_token.subject
+        )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
@@ -97,6 +107,7 @@ class AuthorizationServer:
         return found
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        self.revocations += 1
         self.access.pop(token.token, None)
         self.refresh.pop(token.token, None)
 
@@ -105,14 +116,15 @@ class AuthorizationServer:
     ) -> OAuthToken:
         raise TokenError("unsupported_grant_type", "this server grants authorization codes only")
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        self.issued += [access, refresh]
         expires_at = int(time.time()) + self.access_ttl
         self.access[access] = AccessToken(
-            token=access, client_id=client_id, scopes=scopes, expires_at=expires_at, resource=resource, subject="ada"
+            token=access, client_id=client_id, scopes=scopes, expires_at=expires_at, resource=resource, subject=subject
         )
         self.refresh[refresh] = RefreshToken(
-            token=refresh, client_id=client_id, scopes=scopes, resource=resource, subject="ada"
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource, subject=subject
         )
         return OAuthToken(
             access_token=access, expires_in=self.access_ttl, scope=" ".join(scopes), refresh_token=refresh

@@ -15,7 +15,7 @@ own server-side auth pieces (`create_auth_routes` over an in-memory
   `greet` first asks the person's name (an `InputRequiredResult` round: modern protocol).
   `calls` counts each tool's runs per subject.
 
-Run it alone (for a browser test): `python tests/servers/signin_server.py --port 8123` prints
+Run it alone (for a browser test), from the repository root: `python -m tests.servers.signin_server --port 8123` prints
 `ready http://127.0.0.1:8123/mcp` once it serves. In tests: `with running() as server: ...`.
 """
 
@@ -23,12 +23,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import contextvars
 import json
-import secrets
 import socket
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,120 +33,16 @@ from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, RequireAuthMiddleware
-from mcp.server.auth.provider import (
-    AccessToken,
-    AuthorizationCode,
-    AuthorizationParams,
-    IdentityAssertionParams,
-    RefreshToken,
-    TokenError,
-    construct_redirect_uri,
-)
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from mcp.types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from pydantic import AnyHttpUrl
 from starlette.routing import Route
 
+from tests.servers.oauth import AuthorizationServer, login_hint
+
 TOOLS, ADMIN = "tools", "admin"
 ADMIN_TOOLS = frozenset({"admin_report"})
-DEFAULT_USER = "ada"
-_login_hint: contextvars.ContextVar[str | None] = contextvars.ContextVar("login_hint", default=None)
-
-
-@dataclass
-class Provider:
-    """mcp's `OAuthAuthorizationServerProvider`, in memory, counting what clients did."""
-
-    access_ttl: int = 3600
-    clients: dict[str, OAuthClientInformationFull] = field(default_factory=dict)
-    codes: dict[str, AuthorizationCode] = field(default_factory=dict)
-    access: dict[str, AccessToken] = field(default_factory=dict)
-    refresh: dict[str, RefreshToken] = field(default_factory=dict)
-    issued: list[str] = field(default_factory=list)
-    """Every access and refresh token issued (tests search for them where they must not be)."""
-    code_exchanges: int = 0
-    refreshes: int = 0
-    revocations: int = 0
-
-    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        return self.clients.get(client_id)
-
-    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        assert client_info.client_id is not None
-        self.clients[client_info.client_id] = client_info
-
-    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
-        assert client.client_id is not None
-        code = AuthorizationCode(
-            code=secrets.token_urlsafe(32),
-            scopes=params.scopes or [TOOLS],
-            expires_at=time.time() + 300,
-            client_id=client.client_id,
-            code_challenge=params.code_challenge,
-            redirect_uri=params.redirect_uri,
-            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
-            resource=params.resource,
-            subject=_login_hint.get() or DEFAULT_USER,
-        )
-        self.codes[code.code] = code
-        return construct_redirect_uri(str(params.redirect_uri), code=code.code, state=params.state)
-
-    async def load_authorization_code(self, client: OAuthClientInformationFull, code: str) -> AuthorizationCode | None:
-        found = self.codes.get(code)
-        return found if found is not None and found.client_id == client.client_id else None
-
-    async def exchange_authorization_code(
-        self, client: OAuthClientInformationFull, code: AuthorizationCode
-    ) -> OAuthToken:
-        del self.codes[code.code]  # one use only
-        self.code_exchanges += 1
-        return self._issue(code.client_id, code.scopes, code.resource, code.subject)
-
-    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
-        found = self.refresh.get(refresh_token)
-        return found if found is not None and found.client_id == client.client_id else None
-
-    async def exchange_refresh_token(
-        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
-    ) -> OAuthToken:
-        if self.refresh.pop(refresh_token.token, None) is None:  # rotated: each refresh token works once
-            raise TokenError("invalid_grant", "refresh token already used")
-        self.refreshes += 1
-        return self._issue(
-            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource, refresh_token.subject
-        )
-
-    async def load_access_token(self, token: str) -> AccessToken | None:
-        found = self.access.get(token)
-        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
-            return None
-        return found
-
-    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        self.revocations += 1
-        self.access.pop(token.token, None)
-        self.refresh.pop(token.token, None)
-
-    async def exchange_identity_assertion(
-        self, client: OAuthClientInformationFull, params: IdentityAssertionParams
-    ) -> OAuthToken:
-        raise TokenError("unsupported_grant_type", "this server grants authorization codes only")
-
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
-        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        self.issued += [access, refresh]
-        expires_at = int(time.time()) + self.access_ttl
-        self.access[access] = AccessToken(
-            token=access, client_id=client_id, scopes=scopes, expires_at=expires_at, resource=resource, subject=subject
-        )
-        self.refresh[refresh] = RefreshToken(
-            token=refresh, client_id=client_id, scopes=scopes, resource=resource, subject=subject
-        )
-        return OAuthToken(
-            access_token=access, expires_in=self.access_ttl, scope=" ".join(scopes), refresh_token=refresh
-        )
 
 
 class Gate:
@@ -214,11 +107,11 @@ class LoginHint:
             from urllib.parse import parse_qs
 
             hint = (parse_qs(scope.get("query_string", b"").decode()).get("login_hint") or [None])[0]
-        token = _login_hint.set(hint)
+        token = login_hint.set(hint)
         try:
             await self.app(scope, receive, send)
         finally:
-            _login_hint.reset(token)
+            login_hint.reset(token)
 
 
 @dataclass
@@ -226,7 +119,7 @@ class SignInServer:
     """Both servers, and what they saw."""
 
     base_url: str
-    provider: Provider
+    provider: AuthorizationServer
     calls: Counter[tuple[str, str]] = field(default_factory=Counter)
     """Runs of each (tool, subject)."""
 
@@ -299,7 +192,7 @@ def running(*, access_ttl: int = 3600, stateless: bool = False) -> Iterator[Sign
     from mcpbridge.testing import serve_http
 
     port = free_port()
-    signin = SignInServer(f"http://127.0.0.1:{port}", Provider(access_ttl=access_ttl))
+    signin = SignInServer(f"http://127.0.0.1:{port}", AuthorizationServer(access_ttl=access_ttl))
     served = serve_http(signin.app(stateless=stateless), port)
     try:
         yield signin
@@ -316,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
     port = options.port or free_port()
-    signin = SignInServer(f"http://127.0.0.1:{port}", Provider(access_ttl=options.access_ttl))
+    signin = SignInServer(f"http://127.0.0.1:{port}", AuthorizationServer(access_ttl=options.access_ttl))
     config = uvicorn.Config(signin.app(stateless=options.stateless), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
 

@@ -3,7 +3,7 @@ closed by the app's lifespan (webapp.py) when the server stops (as examples/lang
 explains).
 
 With MCPBRIDGE_EXAMPLE_SIGNIN_URL set (the URL of an MCP server that acts for the person and
-asks each one to sign in with OAuth, e.g. `python tests/servers/signin_server.py --port 8765`),
+asks each one to sign in with OAuth, e.g. `python -m tests.servers.signin_server --port 8765` from the repository root),
 the bridge also gets that server, as `workspace`, and the auth plugin (mcpbridge-auth): its
 calls pause on a sign-in card until the person has signed in. The authorization server sends
 the person back to this app's `/cards/signed-in` (webapp.py) on the URL `langgraph dev` serves

@@ -25,7 +25,8 @@ from mcpbridge_elicitation import create_elicitation_resume
 from mcpbridge import AuthenticationError, MCPBridge
 from mcpbridge.testing import make_runtime, make_tool_call, serve_http
 from tests.plugins.auth.conftest import CALLBACK, UserContext, agent, bridge, open_as
-from tests.servers.signin_server import Provider, SignInServer, free_port
+from tests.servers.oauth import AuthorizationServer
+from tests.servers.signin_server import SignInServer, free_port
 
 
 class Elsewhere:
@@ -68,7 +69,7 @@ def misdirecting() -> Iterator[tuple[SignInServer, Elsewhere]]:
     elsewhere = Elsewhere()
     other = serve_http(elsewhere)
     port = free_port()
-    signin = SignInServer(f"http://127.0.0.1:{port}", Provider())
+    signin = SignInServer(f"http://127.0.0.1:{port}", AuthorizationServer())
     served = serve_http(Misdirecting(signin.app(), f"{other.base_url}/.well-known/oauth-protected-resource"), port)
     yield signin, elsewhere
     served.stop()
@@ -224,7 +225,7 @@ class Oversized:
 
 async def test_an_oversized_metadata_document_stops_the_sign_in() -> None:
     port = free_port()
-    signin = SignInServer(f"http://127.0.0.1:{port}", Provider())
+    signin = SignInServer(f"http://127.0.0.1:{port}", AuthorizationServer())
     served = serve_http(Oversized(signin.app()), port)
     try:
         async with bridge(signin) as b:
@@ -308,7 +309,7 @@ class SaysIss:
 
 async def test_an_authorization_server_that_names_itself_is_checked() -> None:
     port = free_port()
-    signin = SignInServer(f"http://127.0.0.1:{port}", Provider())
+    signin = SignInServer(f"http://127.0.0.1:{port}", AuthorizationServer())
     served = serve_http(SaysIss(signin.app(), f"{signin.base_url}/"), port)
     config = {"configurable": {"thread_id": "t"}}
     try:

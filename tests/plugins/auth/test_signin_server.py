@@ -14,9 +14,12 @@ from tests.servers.signin_server import free_port
 
 def test_the_server_runs_alone_and_says_where() -> None:
     port = free_port()
-    script = ROOT / "tests" / "servers" / "signin_server.py"
     process = subprocess.Popen(
-        [sys.executable, str(script), "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        [sys.executable, "-m", "tests.servers.signin_server", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
         assert process.stdout is not None
