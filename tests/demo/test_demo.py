@@ -49,6 +49,9 @@ def test_demo_shows_every_plugin_at_work() -> None:
     assert row(out, "divide")[1] == "error"
     assert "lifecycle events" in out  # events
     assert "runs long tools as MCP tasks" in out  # tasks: its live card is in `mcpbridge demo --ui`
+    chain = out.split("== Plugins in the chain", 1)[1].split("\n==", 1)[0]
+    assert "each person signs in to MCP servers with OAuth" in chain  # a plugin says its own role
+    assert "(a plugin whose distribution says nothing of itself)" not in chain
     trace = out.split("== Trace", 1)[1]
     assert "execute_tool list_contacts" in trace
     assert "MCP send tools/call list_contacts" in trace  # the SDK's span is a child of ours

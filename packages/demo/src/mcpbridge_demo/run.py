@@ -113,10 +113,19 @@ async def _demo(model_name: str | None, yes: bool) -> int:
     return 0
 
 
+def _role(name: str) -> str:
+    """What plugin `name` does in this demo, or else its distribution's own one-line summary."""
+    if name in PLUGIN_ROLES:
+        return PLUGIN_ROLES[name]
+    found = next((point for point in entry_points(group="mcpbridge") if point.name == name), None)
+    summary = found.dist.metadata["Summary"] if found is not None and found.dist is not None else None
+    return (summary or "(a plugin whose distribution says nothing of itself)").removeprefix("mcpbridge plugin: ")
+
+
 def _introduce(chain: Collection[str], tracing: bool) -> None:
     section("Plugins in the chain (outermost first)")
     for name in chain:
-        print(f"  {name:<12} {PLUGIN_ROLES.get(name, '(a third-party plugin)')}")
+        print(f"  {name:<12} {_role(name)}")
     missing = [name for name in PLUGIN_ROLES if name not in chain]
     if missing:
         print("  Not installed or disabled — what each would add here:")
