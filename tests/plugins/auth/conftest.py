@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import make_agent, tool_call_turn
+from tests.helpers import service_url
 from tests.servers.signin_server import SignInServer, running
 
 CALLBACK = "http://127.0.0.1:9/oauth/callback"
@@ -24,6 +25,14 @@ CALLBACK = "http://127.0.0.1:9/oauth/callback"
 @dataclass
 class UserContext:
     user_id: str | None
+
+
+@pytest.fixture(params=["redis", "postgres"])
+def shared_store(request: pytest.FixtureRequest) -> str:
+    """A store every worker of a test shares: Redis, then PostgreSQL."""
+    if request.param == "redis":
+        return service_url("MCPBRIDGE_TEST_REDIS_URL", "a redis-server")
+    return service_url("MCPBRIDGE_TEST_POSTGRES_URL", "PostgreSQL (`bash tests/services/postgres.sh start`)")
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 from mcpbridge_auth import complete_sign_in, create_sign_in_resume
 
-from tests.helpers import service_url
 from tests.plugins.auth.conftest import UserContext, agent, bridge, open_as
 from tests.servers.signin_server import SignInServer
 
@@ -176,13 +175,6 @@ async def test_people_signing_in_at_once_share_one_registration(signin: SignInSe
     states = {r["__interrupt__"][0].value["state"] for r in results}
     assert len(states) == 3  # each person their own sign-in
     assert len(signin.provider.clients) == 1
-
-
-@pytest.fixture(params=["redis", "postgres"])
-def shared_store(request: pytest.FixtureRequest) -> str:
-    if request.param == "redis":
-        return service_url("MCPBRIDGE_TEST_REDIS_URL", "a redis-server")
-    return service_url("MCPBRIDGE_TEST_POSTGRES_URL", "PostgreSQL (`bash tests/services/postgres.sh start`)")
 
 
 async def test_a_thread_on_another_worker_joins_the_pending_sign_in(signin: SignInServer, shared_store: str) -> None:

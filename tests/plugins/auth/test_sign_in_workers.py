@@ -12,21 +12,13 @@ from langgraph.types import Command
 from mcpbridge_auth import create_sign_in_resume
 
 from mcpbridge.testing import make_agent, tool_call_turn
-from tests.helpers import service_url
 from tests.plugins.auth.conftest import UserContext, answer_with_tool_output, bridge, open_as
 from tests.servers.signin_server import SignInServer
 
 pytestmark = pytest.mark.serial
 
 
-@pytest.fixture(params=["redis", "postgres"])
-def store(request: pytest.FixtureRequest) -> str:
-    if request.param == "redis":
-        return service_url("MCPBRIDGE_TEST_REDIS_URL", "a redis-server")
-    return service_url("MCPBRIDGE_TEST_POSTGRES_URL", "PostgreSQL (`bash tests/services/postgres.sh start`)")
-
-
-async def test_a_sign_in_paused_on_one_worker_resumes_on_another(signin: SignInServer, store: str) -> None:
+async def test_a_sign_in_paused_on_one_worker_resumes_on_another(signin: SignInServer, shared_store: str) -> None:
     key = secrets.token_urlsafe(32)  # a store of this test's own: other runs' entries are unreadable
     checkpointer = InMemorySaver()
     config = {"configurable": {"thread_id": "t"}}
@@ -35,7 +27,7 @@ async def test_a_sign_in_paused_on_one_worker_resumes_on_another(signin: SignInS
         turns = [tool_call_turn(("whoami", {})), answer_with_tool_output]
         return make_agent(turns, tools, context_schema=UserContext, checkpointer=checkpointer)
 
-    async with bridge(signin, store=store, key=key) as one, bridge(signin, store=store, key=key) as two:
+    async with bridge(signin, store=shared_store, key=key) as one, bridge(signin, store=shared_store, key=key) as two:
         first, second = graph(await one.list_tools()), graph(await two.list_tools())
         result = await first.ainvoke({"messages": [("user", "hi")]}, config, context=UserContext("bob"))  # type: ignore[attr-defined]
         answer = await open_as("bob", result["__interrupt__"][0].value["authorization_url"])
