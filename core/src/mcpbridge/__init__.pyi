@@ -30,6 +30,9 @@ from ._base.pipeline import (
     ToolCallInterceptor as ToolCallInterceptor,
     ToolCallRequest as ToolCallRequest,
     ToolCallResult as ToolCallResult,
+    ToolListHandler as ToolListHandler,
+    ToolListInterceptor as ToolListInterceptor,
+    ToolListRequest as ToolListRequest,
     compose as compose,
     error_result as error_result,
 )

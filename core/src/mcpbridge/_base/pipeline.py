@@ -156,6 +156,50 @@ class ToolCallRequest:
         return changed
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class ToolListRequest:
+    """One server's listing for a run (`bridge.list_tools(runtime=...)`), on its way through
+    the list interceptors (`mcpbridge_list_interceptors`). Frozen: use `override()`."""
+
+    server_name: str
+    runtime: Any = None
+    """The run's `ToolRuntime` (its `context`, `state` and `config`, as the run's tool calls
+    have them); None for a listing outside any run."""
+    authorization: str | None = None
+    """The `Authorization` to list with, for a `url` server: the tools of the session of that
+    credential, as the server shows them to its holder. None: the server's own session."""
+    headers: None = None
+    """A listing carries no headers of its own (a value source `header.<name>` reads none)."""
+    tool_call_id: None = None
+    """A listing belongs to no tool call (a pause for it says so with a null `tool_call_id`)."""
+
+    def override(self, *, authorization: str | None) -> ToolListRequest:
+        """A copy listing with `authorization`."""
+        return dataclasses.replace(self, authorization=authorization)
+
+
+ToolListHandler: TypeAlias = Callable[[ToolListRequest], Awaitable[list[Tool]]]
+"""`async (request) -> tools`: the rest of the list chain, as a list interceptor sees it."""
+ToolListInterceptor: TypeAlias = Callable[[ToolListRequest, ToolListHandler], Awaitable[list[Tool]]]
+"""`async (request, handler) -> tools`: sees each listing for a run; may list with another
+`authorization`, pause the run (a LangGraph `interrupt()`), or list again."""
+
+
+def compose_listing(interceptors: Sequence[ToolListInterceptor], terminal: ToolListHandler) -> ToolListHandler:
+    """Wrap `terminal` in the list `interceptors`, the first being the outermost."""
+    handler = terminal
+    for interceptor in reversed(interceptors):
+        handler = _list_layer(interceptor, handler)
+    return handler
+
+
+def _list_layer(interceptor: ToolListInterceptor, inner: ToolListHandler) -> ToolListHandler:
+    def handler(request: ToolListRequest) -> Awaitable[list[Tool]]:
+        return interceptor(request, inner)
+
+    return handler
+
+
 def checked_before_chain(request: ToolCallRequest) -> ToolCallRequest:
     """`request`, marked as carrying arguments that passed the wire checks."""
     write_frozen(request, "_sendable_args", request.args)

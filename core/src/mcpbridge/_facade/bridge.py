@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.messages import ToolMessage
@@ -14,7 +15,14 @@ from mcp.types import Tool
 
 from mcpbridge._base.config import ServerConfig, Settings, load_settings
 from mcpbridge._base.errors import ConfigError, install_log_redaction
-from mcpbridge._base.pipeline import ToolCallHandler, ToolCallInterceptor, ToolCallRequest, compose
+from mcpbridge._base.pipeline import (
+    ToolCallHandler,
+    ToolCallInterceptor,
+    ToolCallRequest,
+    ToolListRequest,
+    compose,
+    compose_listing,
+)
 from mcpbridge._base.tool_errors import ServerConnectionError
 from mcpbridge._facade.tool_names import ToolNames
 from mcpbridge._platform.declaration import Layering, ToolLayers
@@ -75,10 +83,10 @@ class MCPBridge:
             for name, server in self.settings.servers.items()
         }
         self._home = HomeLoop()
-        self._tools: dict[str, dict[str, tuple[Tool, MCPTool | None]]] = {name: {} for name in self._connections}
-        """Per server, the tool built for each definition the server's last listing offered
-        (None: left out, its input schema over the bounds); no other is kept."""
-        self._relistings = {name: self._relisting(name, c) for name, c in self._connections.items()}
+        self._tools: dict[Connection, Shelf] = {c: self._shelf(name, c) for name, c in self._connections.items()}
+        """Per session (a server's own, or one of a credential it was listed with), the tool
+        built for each definition its last listing offered; no other is kept."""
+        self._list_interceptors = self._host.list_interceptors()
         self._handlers: dict[tuple[str, Layering], ToolCallHandler] = {}
         self._layers = ToolLayers(self._host.contributed, self._host.order)
         self._unanswered = self._host.unanswered  # one bound method for every tool
@@ -169,13 +177,26 @@ class MCPBridge:
 
     # -- tools ---------------------------------------------------------------------
 
-    async def list_tools(self, *, refresh: bool = False, servers: Sequence[str] | None = None) -> list[MCPTool]:
-        """LangChain tools for every server (or `servers`), listed concurrently."""
-        return await self._home.submit(self._list_tools(refresh, servers))
+    async def list_tools(
+        self, *, refresh: bool = False, servers: Sequence[str] | None = None, runtime: Any = None
+    ) -> list[MCPTool]:
+        """LangChain tools for every server (or `servers`), listed concurrently. With the
+        `runtime` of a run (a `ToolRuntime`), listed for that run: one server after another,
+        each through the list interceptors (`mcpbridge_list_interceptors`), which may list as
+        the run's person or pause the run (docs/hooks.md)."""
+        return await self._home.submit(self._list_tools(refresh, servers, runtime))
 
-    def list_tools_sync(self, *, refresh: bool = False, servers: Sequence[str] | None = None) -> list[MCPTool]:
+    def list_tools_sync(
+        self, *, refresh: bool = False, servers: Sequence[str] | None = None, runtime: Any = None
+    ) -> list[MCPTool]:
         """`list_tools()` for sync code (open the bridge with `with MCPBridge(...)`)."""
-        return self._home.run_sync(self._list_tools(refresh, servers))
+        return self._home.run_sync(self._list_tools(refresh, servers, runtime))
+
+    @property
+    def lists_per_run(self) -> bool:
+        """Whether a listing may differ from one run to another: a plugin sees each listing
+        made for a run (`mcpbridge_list_interceptors`), so a run's tools are its own."""
+        return bool(self._list_interceptors)
 
     async def call_tool(
         self,
@@ -198,12 +219,17 @@ class MCPBridge:
         """Why a tool review left `server`'s tool `name` out, if one did."""
         return next(filter(None, (review.left_out(server, name) for review in self._reviews)), None)
 
-    async def _list_tools(self, refresh: bool, servers: Sequence[str] | None) -> list[MCPTool]:
+    async def _list_tools(self, refresh: bool, servers: Sequence[str] | None, runtime: Any) -> list[MCPTool]:
         if servers is None:
             self.settings.require_servers()
         names = list(servers) if servers is not None else list(self._connections)
-        connections = [self._connection(name) for name in names]  # an unknown name fails before any listing
-        listed = await asyncio.gather(*(c.list_tools(refresh=refresh) for c in connections), return_exceptions=True)
+        for name in names:  # an unknown name fails before any listing
+            self._connection(name)
+        listed: list[list[MCPTool] | BaseException]
+        if runtime is None:
+            listed = await asyncio.gather(*(self._listed(n, None, refresh) for n in names), return_exceptions=True)
+        else:  # one by one: the run's pauses come in the same order when it resumes
+            listed = [await _settled(self._listed(name, runtime, refresh)) for name in names]
         tools: list[MCPTool] = []
         for name, result in zip(names, listed, strict=True):
             if isinstance(result, ServerConnectionError | ConfigError) and self.settings.on_server_error == "skip":
@@ -211,20 +237,45 @@ class MCPBridge:
                 continue
             if isinstance(result, BaseException):
                 raise result
-            for review in self._reviews:
-                result = await review.review(name, result)
-            offered: dict[str, tuple[Tool, MCPTool | None]] = {}
-            async for mcp_tool in paced(result):
-                tool = self._tool(name, mcp_tool)
-                offered[mcp_tool.name] = self._tools[name][mcp_tool.name]
-                if tool is not None:
-                    tools.append(tool)
-            # the latest listing's tools alone are kept: a call through one it no longer offers is refused
-            for gone, (_, tool) in self._tools[name].items():
-                if tool is not None and gone not in offered:
-                    tool.binding.definition.withdrawn = self._left_out(name, gone) or "the server no longer lists it"
-            self._tools[name] = offered
+            tools += result
         return await self._names.resolve(tools)
+
+    async def _listed(self, server: str, runtime: Any, refresh: bool) -> list[MCPTool]:
+        """`server`'s tools through the list interceptors, from the session they list with."""
+        connection = self._connections[server]
+        used = [connection]
+
+        async def terminal(request: ToolListRequest) -> list[Tool]:
+            credential = {"Authorization": request.authorization} if request.authorization else None
+            used[0] = connection.for_credential(credential) or connection
+            return await used[0].list_tools(refresh=refresh)
+
+        listed = await compose_listing(self._list_interceptors, terminal)(ToolListRequest(server, runtime))
+        if (shelf := self._tools.get(used[0])) is None:
+            shelf = self._tools[used[0]] = self._shelf(server, used[0])
+        for closed in [c for c in self._tools if c.name == server and c.audience and not connection.holds(c)]:
+            del self._tools[closed]  # a credential's session closed: its tools are no longer kept
+        return await self._offer(shelf, listed)
+
+    async def _offer(self, shelf: Shelf, listed: Sequence[Tool]) -> list[MCPTool]:
+        """The tools of `listed` the reviews offer, built once per definition, and every tool of
+        `shelf` built before whose definition the listing no longer offers marked withdrawn."""
+        name = shelf.server
+        for review in self._reviews:
+            listed = await review.review(name, listed)
+        offered: dict[str, tuple[Tool, MCPTool | None]] = {}
+        tools: list[MCPTool] = []
+        async for mcp_tool in paced(listed):
+            tool = self._tool(shelf, mcp_tool)
+            offered[mcp_tool.name] = shelf.built[mcp_tool.name]
+            if tool is not None:
+                tools.append(tool)
+        # the latest listing's tools alone are kept: a call through one it no longer offers is refused
+        for gone, (_, tool) in shelf.built.items():
+            if tool is not None and gone not in offered:
+                tool.binding.definition.withdrawn = self._left_out(name, gone) or "the server no longer lists it"
+        shelf.built = offered
+        return tools
 
     # -- beyond tools: server info, any other request ---------------------------------
 
@@ -257,11 +308,11 @@ class MCPBridge:
             raise ConfigError.unknown_server(server, self.servers)
         return connection
 
-    def _tool(self, server: str, mcp_tool: Tool) -> MCPTool | None:
+    def _tool(self, shelf: Shelf, mcp_tool: Tool) -> MCPTool | None:
         """The LangChain tool for `mcp_tool`, built (and its chain composed) once per
         definition; None for a tool whose input schema costs more than the settings allow
         (left out, with one warning)."""
-        built = self._tools[server]
+        server, built = shelf.server, shelf.built
         cached = built.get(mcp_tool.name)
         if cached is not None and (cached[0] is mcp_tool or cached[0] == mcp_tool):
             return cached[1]
@@ -276,7 +327,7 @@ class MCPBridge:
             server_name=server,
             tool=mcp_tool,
             definition=Definition(),
-            relisting=self._relistings[server],
+            relisting=shelf.relisting,
             handler=self._handler(server, layering),
             chain=layering.chain,
             schema=schema,
@@ -285,19 +336,31 @@ class MCPBridge:
             max_argument_depth=self.settings.max_argument_depth,
             home=self._home,
             unanswered=self._unanswered,
+            audience=shelf.audience,
         )
         name = self._names.display(server, mcp_tool.name)
         tool = MCPTool.create(binding, name=name, handle_tool_error=self.settings.handle_tool_errors)
         built[mcp_tool.name] = (mcp_tool, tool)
         return tool
 
-    def _relisting(self, server: str, connection: Connection) -> Relisting:
-        """How `server`'s tool objects list its tools again after it announced a change, or
-        after its session was opened again (a restarted server may offer other tools)."""
-        return Relisting(
-            lambda: connection.tools_stale or connection.tools_unseen,
-            lambda: self.list_tools(servers=[server]),
-        )
+    def _shelf(self, server: str, connection: Connection) -> Shelf:
+        """Where the tools of `connection`'s listings are kept, and how its tool objects list
+        again after the server announced a change, or after the session was opened again (a
+        restarted server may offer other tools): a credential's session is listed as it is."""
+
+        async def listed_again() -> list[MCPTool]:
+            return await self._offer(shelf, await connection.list_tools())
+
+        async def relist() -> list[MCPTool]:
+            if connection.audience is None:
+                return await self.list_tools(servers=[server])
+            return await self._home.submit(listed_again())
+
+        def announced() -> bool:
+            return connection.tools_stale or connection.tools_unseen
+
+        shelf = Shelf(server, connection.audience, Relisting(announced, relist))
+        return shelf
 
     def _handler(self, server: str, layering: Layering) -> ToolCallHandler:
         """`layering`'s interceptors around `server`'s session, composed once for every tool of
@@ -307,3 +370,24 @@ class MCPBridge:
             terminal = self._connections[server].call_tool
             handler = self._handlers[key] = compose(layering.interceptors, terminal)
         return handler
+
+
+async def _settled(listing: Awaitable[list[MCPTool]]) -> list[MCPTool] | BaseException:
+    """What `listing` gives, or the error `on_server_error` decides about."""
+    try:
+        return await listing
+    except (ServerConnectionError, ConfigError) as exc:
+        return exc
+
+
+@dataclass(slots=True, eq=False)
+class Shelf:
+    """The tools built from one session's listings: a server's own, or a credential's."""
+
+    server: str
+    audience: str | None
+    """The session's credential digest (`Connection.audience`), which its tools carry."""
+    relisting: Relisting
+    built: dict[str, tuple[Tool, MCPTool | None]] = field(default_factory=dict)
+    """The tool built for each definition the last listing offered (None: left out, its input
+    schema over the bounds); no other is kept."""

@@ -30,7 +30,7 @@ from mcpbridge._base.errors import PluginError
 if TYPE_CHECKING:
     from mcp.types import Tool
 
-    from mcpbridge._base.pipeline import ToolCallInterceptor
+    from mcpbridge._base.pipeline import ToolCallInterceptor, ToolListInterceptor
     from mcpbridge._toolkit.claims import ClaimStore
 
 
@@ -71,6 +71,15 @@ def mcpbridge_interceptors(context: BridgeContext) -> Sequence[ToolCallIntercept
     Return the interceptors your plugin adds, outermost first, or None. They sit in the
     chain at your plugin's place; each is an `async (request, handler) -> result`. Keep any
     state on the objects you return: they live as long as the bridge."""
+
+
+@hookspec
+def mcpbridge_list_interceptors(context: BridgeContext) -> Sequence[ToolListInterceptor] | None:
+    """Contribute list interceptors, once per bridge: each `async (request, handler) -> tools`
+    sees every listing made for a run (`bridge.list_tools(runtime=...)`, which `LiveCatalogue`
+    makes before each model call), outermost plugin first, with the run's `request.runtime`.
+    It may list with a person's credential (`request.override(authorization=...)`: the tools of
+    that credential's session), pause the run, or list again. Return them, or None."""
 
 
 @hookspec

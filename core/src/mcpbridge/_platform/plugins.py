@@ -43,7 +43,7 @@ from mcpbridge._toolkit.claims import CLAIMING, ClaimStore
 if TYPE_CHECKING:
     from pluggy import HookImpl
 
-    from mcpbridge._base.pipeline import ToolCallInterceptor
+    from mcpbridge._base.pipeline import ToolCallInterceptor, ToolListInterceptor
 
 
 logger = logging.getLogger(__name__)
@@ -234,6 +234,11 @@ class PluginHost:
         self.contributed = self._provided("mcpbridge_interceptors", None, shape, many=True)
         return [ic for name in self.order for ic in self.contributed.get(name, ())]
 
+    def list_interceptors(self) -> list[ToolListInterceptor]:
+        """Every plugin's list interceptors (`mcpbridge_list_interceptors`), in chain order."""
+        found = self._provided("mcpbridge_list_interceptors", None, "is not an `async (request, handler)`", many=True)
+        return [interceptor for each in found.values() for interceptor in each]
+
     def client_options(self, server_name: str, server: ServerConfig) -> dict[str, Any]:
         """Merged `mcp.Client` options from every plugin for one server; a capability that a plugin
         given as an object answers is taken from the others (their option for it is dropped)."""
@@ -284,12 +289,10 @@ class PluginHost:
 
     def status(self) -> dict[str, str]:
         """Each plugin's one line for `mcpbridge plugins` (`mcpbridge_status`)."""
-        lines = self._each("mcpbridge_status")
-        return {plugin: str(line) for plugin, line in lines.items() if line}
+        return {plugin: str(line) for plugin, line in self._each("mcpbridge_status").items() if line}
 
     async def teardown(self) -> None:
-        """`mcpbridge_teardown` of every plugin; the awaitables they return are awaited
-        innermost plugin first."""
+        """`mcpbridge_teardown` of every plugin; what they return is awaited innermost plugin first."""
         pending = self._each("mcpbridge_teardown")
         for awaitable in reversed(pending.values()):
             if awaitable is not None:

@@ -87,6 +87,7 @@ class Connection:
         self._spawn = spawn
         """Makes the connection of one credential (`for_credential`); None on such a connection."""
         self._credentialed: OrderedDict[str, Connection] = OrderedDict()
+        self.audience: str | None = None  # a digest of the credential it opens with (None: the server's own)
         self._closing: set[asyncio.Future[None]] = set()
 
     def _wrapped(self, key: str, value: Any) -> Any:
@@ -129,6 +130,7 @@ class Connection:
         if (own := self._credentialed.get(key)) is None:
             config = self.config.model_copy(update={"headers": {**self.config.headers, "Authorization": credential}})
             own = self._credentialed[key] = self._spawn(config)
+            own.audience = key
             idle = [k for k, c in self._credentialed.items() if not c.calls_in_flight and k != key]
             for old in idle[: max(0, len(self._credentialed) - CREDENTIAL_SESSIONS)]:
                 closing = asyncio.ensure_future(self._credentialed.pop(old).aclose())
@@ -136,6 +138,10 @@ class Connection:
                 closing.add_done_callback(self._closing.discard)
         self._credentialed.move_to_end(key)
         return own
+
+    def holds(self, credentialed: Connection) -> bool:
+        """Whether `credentialed` is one of this connection's open credential sessions."""
+        return self._credentialed.get(credentialed.audience or "") is credentialed
 
     def send_for(
         self, request: ToolCallRequest, send: Callable[[ClientSession, float], Awaitable[T]]
@@ -244,11 +250,10 @@ class Connection:
         tool: str | None = None,
         limit: float | None = None,
     ) -> T:
-        """Send `send(session)` with `headers` as its HTTP headers: a request named `what` in
-        errors (an error answer raises `ServerRequestError`), else one of the tool call to
-        `tool` (see `send_for`) or listing tools; what it raises is translated (`translate`). If
-        the server says it forgot the session (it restarted), open a new one and send again,
-        once: it never ran the first."""
+        """Send `send(session)` with `headers` as its HTTP headers: a request named `what` in errors
+        (an error answer raises `ServerRequestError`), else one of the tool call to `tool` (`send_for`)
+        or listing tools; what it raises is translated (`translate`). If the server says it forgot
+        the session (it restarted), open a new one and send again, once: it never ran the first."""
         for again in (False, True):
             opened = self._live() or await self._current()  # an open session: no connect step to await
             token = call_headers.set(headers) if headers else None
@@ -363,8 +368,7 @@ class Connection:
         return client
 
     async def _watch_tools(self, client: Client) -> None:
-        """Modern servers announce tool changes on a `subscriptions/listen` stream (legacy
-        ones send a notification, see `_on_message`); the next `list_tools()` re-lists."""
+        """A modern server's tool changes, announced on `subscriptions/listen` (legacy: `_on_message`)."""
         try:
             async with client.listen(tools_list_changed=True) as subscription:
                 async for _ in subscription:

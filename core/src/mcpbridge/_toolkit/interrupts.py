@@ -36,7 +36,7 @@ from langgraph.types import Interrupt, interrupt
 from mcp.types import InputRequiredResult
 from pydantic import AfterValidator, WithJsonSchema
 
-from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest
+from mcpbridge._base.pipeline import ToolCallHandler, ToolCallRequest, ToolListRequest
 from mcpbridge._base.protocol import Capability, capability_of
 from mcpbridge._base.tool_errors import CannotPauseError, ToolCallError
 from mcpbridge._compat import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_SCRATCHPAD, answers_given
@@ -66,7 +66,7 @@ def pause(
     value: Mapping[str, Any],
     *,
     purpose: str,
-    request: ToolCallRequest,
+    request: ToolCallRequest | ToolListRequest,
     check: Callable[[Any], Any] | None = None,
     schema: Mapping[str, Any] | None = None,
     on_pause: Callable[[], None] | None = None,
@@ -77,9 +77,9 @@ def pause(
     whoever resumed the run, and LangGraph saves nothing, so the interrupt can be answered
     again. `schema` is the JSON Schema clients see as the interrupt's `response_schema`.
     `on_pause` runs only when the call really pauses (not when a resume value is replayed).
-    Once it returns, `request`'s call is marked as resumed (`request.resumed`): the claiming
+    Once it returns, a call's `request` is marked as resumed (`request.resumed`): the claiming
     layer claims it before it is sent, so that only one worker resuming this interrupt sends
-    it.
+    it (a listing sends nothing to claim).
     """
     if (problem := pause_problem()) is not None:
         raise CannotPauseError(f"{purpose} needs to pause the agent for a person's answer, but {problem}: {PAUSE_FIX}")
@@ -92,8 +92,9 @@ def pause(
         if on_pause is not None:
             on_pause()
         raise
-    configurable = get_config()["configurable"]
-    note_resumed(request, configurable, answers_given(configurable))
+    if isinstance(request, ToolCallRequest):
+        configurable = get_config()["configurable"]
+        note_resumed(request, configurable, answers_given(configurable))
     return answer
 
 
@@ -130,25 +131,29 @@ class Question(Generic[A]):
 
     def ask(
         self,
-        request: ToolCallRequest,
+        request: ToolCallRequest | ToolListRequest,
         details: Mapping[str, Any],
         *,
         schema: Mapping[str, Any] | None = None,
         on_pause: Callable[[], None] | None = None,
     ) -> A:
         """Pause the run with a payload of `type`, `server_name`, `name`, `display_name`,
-        `tool_call_id` and `details`; return the checked answer once the run is resumed."""
+        `tool_call_id` and `details`; return the checked answer once the run is resumed. For
+        a listing (`ToolListRequest`) `name`, `display_name` and `tool_call_id` are None."""
+        name = request.name if isinstance(request, ToolCallRequest) else None
+        shown = request.display_name or name if isinstance(request, ToolCallRequest) else None
         payload = {
             "type": self.kind,
             "server_name": request.server_name,
-            "name": request.name,
-            "display_name": request.display_name or request.name,
+            "name": name,
+            "display_name": shown,
             "tool_call_id": request.tool_call_id,
             **details,
         }
+        what = f"tool {name!r}" if name is not None else "the listing of the tools"
         answer: A = pause(
             payload,
-            purpose=f"{self.purpose} for tool {request.name!r} on server {request.server_name!r}",
+            purpose=f"{self.purpose} for {what} on server {request.server_name!r}",
             request=request,
             check=lambda answer: self.check(payload, answer),
             schema=schema,

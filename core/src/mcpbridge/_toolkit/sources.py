@@ -26,7 +26,7 @@ from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
 if TYPE_CHECKING:
-    from mcpbridge._base.pipeline import ToolCallRequest
+    from mcpbridge._base.pipeline import ToolCallRequest, ToolListRequest
 
 
 class FromText:
@@ -114,8 +114,8 @@ class ValueSource(FromText):
             path = (path[0].lower(),)
         return cls(origin, path)
 
-    def read(self, request: ToolCallRequest) -> Any:
-        """The value for this call, or None when any step is missing."""
+    def read(self, request: ToolCallRequest | ToolListRequest) -> Any:
+        """The value for this call (or listing: it has no headers), or None when any step is missing."""
         if self.origin == "header":
             name = self.path[0]
             return next((value for key, value in (request.headers or {}).items() if key.lower() == name), None)
@@ -137,7 +137,7 @@ def runtime_value(runtime: Any, path: Sequence[str]) -> Any:
     return value
 
 
-def thread_id(request: ToolCallRequest) -> str | None:
+def thread_id(request: ToolCallRequest | ToolListRequest) -> str | None:
     """The LangGraph thread the call runs in (`config.configurable.thread_id`, as text); None
     outside a run with a thread."""
     found = runtime_value(request.runtime, ("config", "configurable", "thread_id"))

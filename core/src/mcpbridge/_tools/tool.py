@@ -101,6 +101,9 @@ class ToolBinding:
     """Where the chain runs: the loop that owns the sessions."""
     unanswered: Callable[[Capability | None], str]
     """The hint for a server request that no plugin answers."""
+    audience: str | None = None
+    """Whose listing offered `tool`: a digest of the credential it was listed with (a list
+    interceptor's `authorization`), or None for the server's own listing."""
 
 
 class MCPTool(BaseTool):

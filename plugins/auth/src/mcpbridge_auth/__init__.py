@@ -23,7 +23,7 @@ from mcpbridge_auth.settings import AuthSettings
 if TYPE_CHECKING:
     from collections.abc import Awaitable
 
-    from mcpbridge import ToolCallInterceptor
+    from mcpbridge import ToolCallInterceptor, ToolListInterceptor
     from mcpbridge_auth.answers import PAYLOAD_TYPE, SIGN_IN, create_sign_in_resume
     from mcpbridge_auth.discovery import SignInError
     from mcpbridge_auth.signins import SignedIn, complete_sign_in, revoke
@@ -77,6 +77,18 @@ def mcpbridge_interceptors(context: BridgeContext) -> list[ToolCallInterceptor]:
     from mcpbridge_auth.signins import sign_ins
 
     return [SignInInterceptor(sign_ins(context))]
+
+
+@hookimpl
+def mcpbridge_list_interceptors(context: BridgeContext) -> list[ToolListInterceptor]:
+    """A listing for a run is the run's person's: the tools the server shows them."""
+    settings = context.settings_of(AuthSettings)
+    if not settings.servers:
+        return []
+    from mcpbridge_auth.interceptor import SignInInterceptor
+    from mcpbridge_auth.signins import sign_ins
+
+    return [SignInInterceptor(sign_ins(context)).list_tools]
 
 
 @hookimpl

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from mcpbridge import (
     AuthenticationError,
@@ -21,6 +22,8 @@ from mcpbridge import (
     ToolCallError,
     ToolCallHandler,
     ToolCallRequest,
+    ToolListHandler,
+    ToolListRequest,
     ValueSource,
     thread_id,
 )
@@ -36,6 +39,8 @@ logger = logging.getLogger("mcpbridge_auth")
 
 PASSES_KEPT = 10_000
 """Calls whose passes a process remembers (the oldest are forgotten first)."""
+NAMESPACE = ValueSource.parse("config.configurable.checkpoint_ns")
+"""The run's task (a graph node's run), whose pauses a listing keeps."""
 MAX_SIGN_INS = 5
 """Sign-ins one call may ask for before it fails (a server that refuses every new token)."""
 
@@ -79,17 +84,49 @@ class SignInInterceptor:
         return server_name in self.sign_ins.urls
 
     async def __call__(self, request: ToolCallRequest, handler: ToolCallHandler) -> Any:
-        server = request.server_name
-        if server not in self.sign_ins.urls:
+        if request.server_name not in self.sign_ins.urls:
             return await handler(request)
         identity = self._identity(request)
-        call = (thread_id(request), request.tool_call_id, server, request.name, self._pass(request))
-        paused = call[0] is not None and call[1] is not None  # else the run cannot pause (and resume)
+        call = (thread_id(request), request.tool_call_id, request.server_name, request.name, self._pass(request))
+
+        def send(bearer: str | None) -> Awaitable[Any]:
+            headers = {**(request.headers or {}), "authorization": bearer} if bearer else request.headers
+            return handler(request.override(headers=headers))
+
+        # A call outside a thread, or without a tool call id, cannot pause (and resume) here.
+        return await self._as_person(request, identity, call if None not in call[:2] else None, send)
+
+    async def list_tools(self, request: ToolListRequest, handler: ToolListHandler) -> list[Tool]:
+        """A listing for a run lists as the run's person, who signs in (a pause) when the server
+        refuses to list without them; a listing outside a run, or for a run with no person,
+        is the server's own."""
+        identity = self._identity_of(request) if request.server_name in self.sign_ins.urls else None
+        if identity is None:
+            return await handler(request)
+        listing = (thread_id(request), str(NAMESPACE.read(request) or ""), request.server_name, "tools/list", 0)
+
+        def send(bearer: str | None) -> Awaitable[list[Tool]]:
+            return handler(request.override(authorization=bearer))
+
+        # The run's node lists again from the top when it resumes: its pauses are its task's.
+        return cast("list[Tool]", await self._as_person(request, identity, listing if listing[0] else None, send))
+
+    async def _as_person(
+        self,
+        request: ToolCallRequest | ToolListRequest,
+        identity: str,
+        call: tuple[Any, ...] | None,
+        send: Callable[[str | None], Awaitable[Any]],
+    ) -> Any:
+        """`send(bearer)` with the person's token (None: they have none yet); a refusal with an
+        OAuth challenge pauses the run (a `call`, the key of its pauses, or None when it cannot
+        pause) for them to sign in, then sends again."""
+        server = request.server_name
         note = None
         for attempt in range(MAX_SIGN_INS + 1):
-            details = await self.sign_ins.asked(call, attempt) if paused else None
+            details = await self.sign_ins.asked(call, attempt) if call is not None else None
             if details is not None:  # this call paused here in an earlier run: take that answer again
-                answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
+                answer = self._ask(request, details)
                 note = await self._answered(request, answer, identity)
                 continue
             if attempt == MAX_SIGN_INS:
@@ -97,15 +134,10 @@ class SignInInterceptor:
             try:
                 grant = await self.sign_ins.current(identity, server)
             except SignInError as exc:
-                raise SignInFailed.about(
-                    request, f"acts for a person whose token cannot be refreshed now: {exc}"
-                ) from None
-            sent = request
-            if grant is not None:
-                bearer = f"Bearer {grant.token.access_token}"
-                sent = request.override(headers={**(request.headers or {}), "authorization": bearer})
+                problem = f"acts for a person whose token cannot be refreshed now: {exc}"
+                raise _about(SignInFailed, request, problem) from None
             try:
-                return await handler(sent)
+                return await send(f"Bearer {grant.token.access_token}" if grant is not None else None)
             except AuthenticationError as refused:
                 challenge = Challenge.of(refused.status, refused.challenge)
                 if challenge is None:
@@ -115,20 +147,35 @@ class SignInInterceptor:
             details = await self._begin(request, identity, challenge, grant, note)
             if details is None:
                 continue  # the person signed in meanwhile (another call, thread or worker): send again
-            if paused:
+            if call is not None:
                 await self.sign_ins.remember(call, attempt, details)
-            answer = SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=lambda: self._paused(request))
+            answer = self._ask(request, details)
             note = await self._answered(request, answer, identity)
-        raise ToolCallError.about(
+        raise _about(
+            ToolCallError,
             request,
             f"was refused after {MAX_SIGN_INS} sign-ins in one call: the server refuses the tokens its "
             "authorization server issues (check its audience / resource and scopes)",
         )
 
-    async def _answered(self, request: ToolCallRequest, answer: dict[str, Any], identity: str) -> str | None:
+    @staticmethod
+    def _ask(request: ToolCallRequest | ToolListRequest, details: dict[str, Any]) -> dict[str, Any]:
+        """The sign-in pause; a call's is told to the outer interceptors (events, tracing)."""
+        if isinstance(request, ToolCallRequest):
+
+            def notify() -> None:
+                request.notify("auth.sign_in_requested", server_name=request.server_name, name=request.name)
+
+            return SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA, on_pause=notify)
+        return SIGN_IN.ask(request, details, schema=ANSWER_SCHEMA)
+
+    async def _answered(
+        self, request: ToolCallRequest | ToolListRequest, answer: dict[str, Any], identity: str
+    ) -> str | None:
         note = await self.sign_ins.answered(answer, identity, request.server_name)
         if "error" in answer:
-            raise SignInDeclined.about(
+            raise _about(
+                SignInDeclined,
                 request,
                 f"was not called: the person did not sign in to server {request.server_name!r} "
                 f"({answer['error']}, said the authorization server)",
@@ -136,7 +183,12 @@ class SignInInterceptor:
         return note
 
     async def _begin(
-        self, request: ToolCallRequest, identity: str, challenge: Challenge, grant: Grant | None, note: str | None
+        self,
+        request: ToolCallRequest | ToolListRequest,
+        identity: str,
+        challenge: Challenge,
+        grant: Grant | None,
+        note: str | None,
     ) -> dict[str, Any] | None:
         server = request.server_name
         try:
@@ -151,19 +203,20 @@ class SignInInterceptor:
                     return None
             return await self.sign_ins.begin(identity, server, challenge, grant, note)
         except SignInError as exc:
-            raise SignInFailed.about(request, f"needs the person to sign in, but {exc}") from None
+            raise _about(SignInFailed, request, f"needs the person to sign in, but {exc}") from None
 
-    @staticmethod
-    def _paused(request: ToolCallRequest) -> None:
-        request.notify("auth.sign_in_requested", server_name=request.server_name, name=request.name)
-
-    def _identity(self, request: ToolCallRequest) -> str:
-        source = self.settings.identity
-        value = source.read(request)
+    def _identity_of(self, request: ToolCallRequest | ToolListRequest) -> str | None:
+        """The run's person (`[plugins.auth] identity`), or None when it names none."""
+        value = self.settings.identity.read(request)
         if isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
-        if isinstance(value, str) and value:
-            return value
+        return value if isinstance(value, str) and value else None
+
+    def _identity(self, request: ToolCallRequest) -> str:
+        if (identity := self._identity_of(request)) is not None:
+            return identity
+        source = self.settings.identity
+        value = source.read(request)
         if value is None or value == "":
             why = (
                 "the call has no LangGraph runtime (call the tool through an agent)"
@@ -177,6 +230,16 @@ class SignInInterceptor:
             f"acts for a person, but {why}: [plugins.auth] identity reads `{source}`; {_how_to_pass(source)}, "
             "or set [plugins.auth] identity. The call was not sent",
         )
+
+
+E = TypeVar("E", bound=ToolCallError)
+
+
+def _about(kind: type[E], request: ToolCallRequest | ToolListRequest, problem: str) -> E:
+    """`kind` naming the call's tool and server, or the listing's server."""
+    if isinstance(request, ToolCallRequest):
+        return kind.about(request, problem)
+    return kind(f"The listing of server {request.server_name!r}'s tools {problem}", server_name=request.server_name)
 
 
 def _how_to_pass(source: ValueSource) -> str:
