@@ -13,7 +13,9 @@ own server-side auth pieces (`create_auth_routes` over an in-memory
   `WWW-Authenticate: Bearer ..., resource_metadata=...`), and `admin_report` also `admin` (else
   403 `error="insufficient_scope", scope="tools admin"`). `whoami` answers the token's subject;
   `greet` first asks the person's name (an `InputRequiredResult` round: modern protocol).
-  `calls` counts each tool's runs per subject.
+  `calls` counts each tool's runs per subject. `my_notes` is listed only to a signed-in
+  person (a listing without a token leaves it out); with `private_listing`, a `tools/list`
+  without a token is refused too (401, as a call).
 
 Run it alone (for a browser test), from the repository root: `python -m tests.servers.signin_server --port 8123` prints
 `ready http://127.0.0.1:8123/mcp` once it serves. In tests: `with running() as server: ...`.
@@ -43,15 +45,26 @@ from tests.servers.oauth import AuthorizationServer, login_hint
 
 TOOLS, ADMIN = "tools", "admin"
 ADMIN_TOOLS = frozenset({"admin_report"})
+SIGNED_IN_TOOLS = frozenset({"my_notes"})
+"""Listed only to a signed-in person."""
+
+
+class PerPersonServer(MCPServer):
+    """Lists `SIGNED_IN_TOOLS` only to a request that carries a token."""
+
+    async def list_tools(self) -> list[Any]:
+        tools = await super().list_tools()
+        return tools if get_access_token() is not None else [t for t in tools if t.name not in SIGNED_IN_TOOLS]
 
 
 class Gate:
     """In front of `/mcp`: a `tools/call` needs a token (scope `tools`, and `admin` for
     `ADMIN_TOOLS`); everything else passes, signed in or not."""
 
-    def __init__(self, app: Any, resource_metadata_url: str) -> None:
+    def __init__(self, app: Any, resource_metadata_url: str, *, private_listing: bool = False) -> None:
         self.app = app
         self.metadata = resource_metadata_url
+        self.private_listing = private_listing
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -68,7 +81,8 @@ class Gate:
             sent = None
         tool = sent["params"].get("name") if isinstance(sent, dict) and sent.get("method") == "tools/call" else None
         user = scope.get("user")
-        if tool is not None and not isinstance(user, AuthenticatedUser):
+        listing = isinstance(sent, dict) and sent.get("method") == "tools/list"
+        if (tool is not None or (listing and self.private_listing)) and not isinstance(user, AuthenticatedUser):
             return await self._refuse(send, 401, f'error="invalid_token", error_description="sign in", scope="{TOOLS}"')
         if tool in ADMIN_TOOLS and isinstance(user, AuthenticatedUser) and ADMIN not in user.scopes:
             return await self._refuse(send, 403, f'error="insufficient_scope", scope="{TOOLS} {ADMIN}"')
@@ -122,13 +136,15 @@ class SignInServer:
     provider: AuthorizationServer
     calls: Counter[tuple[str, str]] = field(default_factory=Counter)
     """Runs of each (tool, subject)."""
+    private_listing: bool = False
+    """A `tools/list` without a token is refused (401)."""
 
     @property
     def url(self) -> str:
         return f"{self.base_url}/mcp"
 
     def app(self, *, stateless: bool = False) -> Any:
-        server = MCPServer(
+        server = PerPersonServer(
             "signin",
             auth_server_provider=self.provider,
             auth=AuthSettings(
@@ -160,6 +176,12 @@ class SignInServer:
             return f"report for {subject()}"
 
         @server.tool()
+        def my_notes() -> str:
+            """The signed-in person's own notes (listed only to them)."""
+            self.calls["my_notes", subject()] += 1
+            return f"notes of {subject()}"
+
+        @server.tool()
         def greet(ctx: Context) -> str | InputRequiredResult:
             """Asks the person's name (an elicitation round), then greets them."""
             reply = (ctx.input_responses or {}).get("name")
@@ -176,7 +198,7 @@ class SignInServer:
         for route in app.router.routes:
             if isinstance(route, Route) and route.path == "/mcp" and isinstance(route.app, RequireAuthMiddleware):
                 guarded = route.app
-                route.app = Gate(guarded.app, str(guarded.resource_metadata_url))
+                route.app = Gate(guarded.app, str(guarded.resource_metadata_url), private_listing=self.private_listing)
         return LoginHint(app)
 
 
@@ -187,12 +209,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running(*, access_ttl: int = 3600, stateless: bool = False) -> Iterator[SignInServer]:
+def running(
+    *, access_ttl: int = 3600, stateless: bool = False, private_listing: bool = False
+) -> Iterator[SignInServer]:
     """Both servers on a free loopback port while the block runs (uvicorn in a thread)."""
     from mcpbridge.testing import serve_http
 
     port = free_port()
-    signin = SignInServer(f"http://127.0.0.1:{port}", AuthorizationServer(access_ttl=access_ttl))
+    signin = SignInServer(
+        f"http://127.0.0.1:{port}", AuthorizationServer(access_ttl=access_ttl), private_listing=private_listing
+    )
     served = serve_http(signin.app(stateless=stateless), port)
     try:
         yield signin

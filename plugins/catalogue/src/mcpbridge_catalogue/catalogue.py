@@ -35,6 +35,8 @@ MAX_GONE: Final = 1000
 """Removed tools remembered, to answer a call to one with why it is no longer offered."""
 MAX_PICKS: Final = 256
 """Budgeted selections kept per listing (one per distinct set of found tools)."""
+MAX_AUDIENCES: Final = 64
+"""Catalogues of people's listings kept (the least recently used forgotten first)."""
 PACE: Final = 100
 """Tools converted between two yields to the event loop, when a listing changed."""
 
@@ -137,6 +139,8 @@ class Catalogue:
         self._started = self._installed = 0
         """Listings begun and the latest installed: one begun earlier never replaces a later one."""
         self.listing = Listing([], ())
+        self._audiences: dict[tuple[str, ...], Catalogue] = {}
+        """The catalogues of the listings made on people's sessions (`_audience`), the latest last."""
 
     def _fresh(self) -> bool:
         """Nothing listed since, no change announced, and the last listing is recent (or the
@@ -148,27 +152,59 @@ class Catalogue:
             and not any(announced() for announced in self._announced)
         )
 
-    async def current(self) -> Listing:
-        """The bridge's tools as of now (listed again through the bridge when they may have changed)."""
+    @property
+    def per_run(self) -> bool:
+        """Whether each run is listed for (`bridge.lists_per_run`)."""
+        return self._bridge.lists_per_run
+
+    async def current(self, runtime: Any = None) -> Listing:
+        """The bridge's tools as of now for the run of `runtime` (listed again through the
+        bridge when they may have changed, and for every run when the bridge lists per run)."""
+        if self.per_run:
+            try:
+                tools = await self._bridge.list_tools(servers=self._servers, runtime=runtime)
+            except MCPBridgeError as exc:
+                return self._unlisted(exc)
+            return await self._audience(tools).absorbed(tools)
         if not self._fresh():  # two calls may list at once: both get the bridge's one listing
             try:
                 tools = await self._bridge.list_tools(servers=self._servers)
             except MCPBridgeError as exc:
                 return self._unlisted(exc)
-            for _ in self._absorb(tools):
-                await asyncio.sleep(0)  # thousands of new tools: let the loop breathe
+            return await self.absorbed(tools)
         return self.listing
 
-    def current_sync(self) -> Listing:
+    def current_sync(self, runtime: Any = None) -> Listing:
         """`current()` for a sync agent (the bridge opened with `with MCPBridge(...)`)."""
-        if not self._fresh():
+        if self.per_run or not self._fresh():
             try:
-                tools = self._bridge.list_tools_sync(servers=self._servers)
+                tools = self._bridge.list_tools_sync(servers=self._servers, runtime=runtime)
             except MCPBridgeError as exc:
                 return self._unlisted(exc)
-            for _ in self._absorb(tools):
+            view = self._audience(tools) if self.per_run else self
+            for _ in view._absorb(tools):
                 pass
+            return view.listing
         return self.listing
+
+    async def absorbed(self, tools: Sequence[MCPTool]) -> Listing:
+        """The listing of `tools`, the new ones converted."""
+        for _ in self._absorb(tools):
+            await asyncio.sleep(0)  # thousands of new tools: let the loop breathe
+        return self.listing
+
+    def _audience(self, tools: Sequence[MCPTool]) -> Catalogue:
+        """The catalogue of the tools of one audience: of the sessions the listing was made on
+        (a person's credential), so that one person's tools never reach another's model."""
+        key = tuple(sorted({tool.binding.audience or "" for tool in tools}))
+        if key == ("",) or not key:
+            return self
+        if (view := self._audiences.pop(key, None)) is None:
+            view = Catalogue(self._bridge, self.settings, self._servers, self._listings)
+        self._audiences[key] = view  # the most recent last
+        while len(self._audiences) > MAX_AUDIENCES:
+            self._audiences.pop(next(iter(self._audiences)))
+        return view
 
     def _unlisted(self, exc: MCPBridgeError) -> Listing:
         """The last listing, when listing again failed (a server went away): a model call goes

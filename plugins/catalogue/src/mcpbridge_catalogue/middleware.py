@@ -8,7 +8,9 @@ from typing import Annotated, Any, Final, NotRequired, cast
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import ExtendedModelResponse, ToolCallRequest
+from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.config import get_config
 from langgraph.types import Command
 from pydantic import ValidationError
 
@@ -84,21 +86,21 @@ class LiveCatalogue(AgentMiddleware[CatalogueState, Any, Any]):
     def wrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
-        return handler(self._given(request, self.catalogue.current_sync()))
+        return handler(self._given(request, self.catalogue.current_sync(self._runtime(request))))
 
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
-        return await handler(self._given(request, await self.catalogue.current()))
+        return await handler(self._given(request, await self.catalogue.current(self._runtime(request))))
 
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]]
     ) -> ToolMessage | Command[Any]:
         if request.tool is not None:  # one the agent was built with
             return handler(request)
-        answer = self._answer(request, self.catalogue.current_sync())
+        answer = self._answer(request, self.catalogue.current_sync(request.runtime))
         return handler(answer) if isinstance(answer, ToolCallRequest) else answer
 
     async def awrap_tool_call(
@@ -108,8 +110,23 @@ class LiveCatalogue(AgentMiddleware[CatalogueState, Any, Any]):
     ) -> ToolMessage | Command[Any]:
         if request.tool is not None:
             return await handler(request)
-        answer = self._answer(request, await self.catalogue.current())
+        answer = self._answer(request, await self.catalogue.current(request.runtime))
         return await handler(answer) if isinstance(answer, ToolCallRequest) else answer
+
+    def _runtime(self, request: ModelRequest[Any]) -> ToolRuntime[Any, Any] | None:
+        """The run as its tool calls see it (`context`, `state`, `config`), for a bridge whose
+        listings are made per run (`bridge.lists_per_run`: a person's tools are their own)."""
+        if not self.catalogue.per_run:
+            return None
+        runtime = request.runtime
+        return ToolRuntime(
+            state=request.state,
+            context=runtime.context,
+            config=get_config(),
+            stream_writer=runtime.stream_writer,
+            tool_call_id=None,
+            store=runtime.store,
+        )
 
     def _given(self, request: ModelRequest[Any], listing: Listing) -> ModelRequest[Any]:
         """`request` with the catalogue's tools after the agent's own."""
