@@ -4,7 +4,9 @@ server: each is asked on their own thread, each call runs once and as its own pe
 server sees that person's token, on a session of that credential's own: never refused as
 another's session), a callback of one
 person handed to another's paused run is refused and signs nobody in, and no token issued
-reaches a message, an interrupt, the checkpoint or a log record."""
+reaches a message, an interrupt, the checkpoint or a log record. The agent's tools come from
+the live catalogue, which lists each run as its person: once signed in, each person's model is
+given the tools listed with their own credential, never another's."""
 
 from __future__ import annotations
 
@@ -18,10 +20,13 @@ from typing import Any
 import mcpbridge_auth
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_config
 from langgraph.types import Command
 from mcpbridge_auth import create_sign_in_resume
+from mcpbridge_catalogue import LiveCatalogue
 
 from mcpbridge import MCPBridge
 from mcpbridge.testing import make_agent
@@ -42,6 +47,19 @@ def asks_whoami(messages: list[BaseMessage]) -> AIMessage:
     if isinstance(last, HumanMessage):
         return AIMessage("", tool_calls=[{"name": "whoami", "args": {}, "id": "call-1", "type": "tool_call"}])
     return AIMessage(f"tool said: {last.content}")
+
+
+class Audiences(AgentMiddleware[AgentState[Any], Any, Any]):
+    """Inside the catalogue: the audiences of the tools each thread's model calls are given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.given: dict[str, list[set[str | None]]] = {}
+
+    async def awrap_model_call(self, request: ModelRequest[Any], handler: Any) -> Any:
+        thread = get_config()["configurable"]["thread_id"]
+        self.given.setdefault(thread, []).append({tool.binding.audience for tool in request.tools})
+        return await handler(request)
 
 
 @pytest.fixture(scope="module")
@@ -78,13 +96,15 @@ async def test_people_signing_in_at_once_are_each_asked_and_answered_as_themselv
         p: asyncio.get_running_loop().create_future() for p in people
     }
 
+    audiences = Audiences()
     async with MCPBridge(
         {"crm": {"url": signin.url, "mode": mode}},
-        plugins=[mcpbridge_auth],
+        plugins=[mcpbridge_auth, "catalogue"],
         plugin_settings={"auth": {"servers": ["crm"], "redirect_uri": CALLBACK}},
     ) as bridge:
+        middleware = [LiveCatalogue(bridge), audiences]
         graph = make_agent(
-            [asks_whoami] * 100, await bridge.list_tools(), context_schema=UserContext, checkpointer=checkpointer
+            [asks_whoami] * 100, [], middleware=middleware, context_schema=UserContext, checkpointer=checkpointer
         )
 
         async def run(person: str, delay: float, later: float) -> list[str]:
@@ -111,6 +131,12 @@ async def test_people_signing_in_at_once_are_each_asked_and_answered_as_themselv
         answers = await asyncio.gather(*(run(person, delays[i], delays[-1 - i]) for i, person in enumerate(people)))
 
     assert answers == [[person] for person in people]  # each answered as themselves
+    before, after = zip(*(audiences.given[f"thread-{person}"] for person in people), strict=True)
+    assert all(given == {None} for given in before)  # not signed in: the server's own listing
+    assert all(len(given) == 1 for given in after)  # then one listing's tools each:
+    owners = [given.pop() for given in after]
+    assert None not in owners  # their own,
+    assert len(set(owners)) == len(people)  # and no one else's
     ran = Counter(signin.calls)
     ran.subtract(calls_before)
     assert +ran == Counter({("whoami", person): 1 for person in people})  # once each
