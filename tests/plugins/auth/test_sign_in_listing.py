@@ -4,6 +4,8 @@ else's), and a server that lists nothing without a sign-in pauses the model call
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import mcpbridge_auth
@@ -75,9 +77,21 @@ async def test_tools_listed_only_to_signed_in_people_appear_in_the_run_that_sign
     assert signin.provider.code_exchanges == 1
 
 
-async def test_a_server_that_lists_nothing_without_a_sign_in_pauses_the_model_call() -> None:
+@asynccontextmanager
+async def opened(b: MCPBridge, loop: str) -> AsyncIterator[MCPBridge]:
+    """`b` on this loop (`async with`), or on a loop thread of its own (`with`, as under `langgraph dev`)."""
+    if loop == "this loop":
+        async with b:
+            yield b
+    else:
+        with b:
+            yield b
+
+
+@pytest.mark.parametrize("loop", ["this loop", "its own loop thread"])
+async def test_a_server_that_lists_nothing_without_a_sign_in_pauses_the_model_call(loop: str) -> None:
     with running(private_listing=True) as signin:
-        async with bridge(signin) as b:
+        async with opened(bridge(signin), loop) as b:
             with pytest.raises(AuthenticationError):
                 await b.list_tools()  # outside a run there is no one to ask
             recorder = Recorder()
