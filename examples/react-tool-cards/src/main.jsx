@@ -5,7 +5,7 @@ import { createRoot } from "react-dom/client";
 import { useChannel, useStream } from "@langchain/react";
 import { ToolCard } from "./cards.jsx";
 import { cardStatus, foldMcpEvents, textOf } from "./mcp-events.js";
-import { isSignInCallback, SignInReturn, useSignInReturns } from "./signin.jsx";
+import { isListingSignIn, isSignInCallback, ListingSignInCard, SignInReturn, useSignInReturns } from "./signin.jsx";
 
 const EXAMPLES = [
   ["Weather and a sum", 'get_forecast {"city": "Oslo"}\nadd {"a": 2, "b": 3}'],
@@ -15,6 +15,7 @@ const EXAMPLES = [
   ["Book a table", 'book_table {"party_size": 2}'],
   ["Research (MCP task)", 'research {"topic": "Oslo winters"}'],
   ["Sign in (whoami)", "whoami {}"],
+  ["Your own notes (sign-in)", "my_notes {}"],
 ];
 
 // Who the person is, for the servers that act for them (the auth plugin keeps their tokens per
@@ -43,6 +44,12 @@ function App() {
     }
     return byCall;
   }, [stream.interrupts]);
+
+  // the run's own sign-ins (a server that would not list its tools without the person paused the
+  // model call): shown after the thread; once the model has answered, the run went on, whatever
+  // interrupt the hook may still hold
+  const lastMessage = stream.messages[stream.messages.length - 1];
+  const listingSignIns = lastMessage?.type === "ai" ? [] : stream.interrupts.filter(isListingSignIn);
 
   useCardLog(stream.toolCalls, toolMessages, mcp, stream.isLoading);
 
@@ -88,6 +95,14 @@ function App() {
             </div>
           );
         })}
+        {listingSignIns.length > 0 && (
+          <div className="message run">
+            {listingSignIns.map((interrupt) => (
+              <ListingSignInCard key={interrupt.id ?? interrupt.value.state} interrupt={interrupt}
+                problem={signInProblems[interrupt.value.state]} />
+            ))}
+          </div>
+        )}
       </section>
     </main>
   );

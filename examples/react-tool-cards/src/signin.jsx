@@ -1,5 +1,7 @@
 // Sign-in as a pause: an MCP server that acts for the person refused the call (401, or 403
-// insufficient_scope), and the auth plugin paused it with an `mcp_sign_in` interrupt. The card
+// insufficient_scope), and the auth plugin paused it with an `mcp_sign_in` interrupt; or it
+// refused to list its tools for the run without the person, and the auth plugin paused the model
+// call the same way, with no tool call (`tool_call_id` null: a card of the run). The card
 // shows which server asks, why and for what scopes, and links to its authorization page in a
 // new tab. The authorization server sends that tab back to the app's callback
 // (`/cards/signed-in?code=...&state=...`, this same bundle), which hands the code to the
@@ -27,20 +29,46 @@ export function isSignInCallback(location = window.location) {
   return location.pathname.replace(/\/+$/, "").endsWith("/signed-in");
 }
 
+/** A tool call's sign-in: the card in place of the call's, until the call goes on. */
 export function SignInCard({ call, interrupt, problem, ...common }) {
+  return <SignInPrompt {...common} title={call.name} payload={interrupt.value} problem={problem} />;
+}
+
+/** A sign-in that belongs to no tool call (`tool_call_id` null): the server would not list its
+ * tools for this run without the person, so the run paused before the model was called. The
+ * card stands for the run, not for a call; the run goes on (and the model is called, with the
+ * tools the server lists to the person) once they have signed in. */
+export function ListingSignInCard({ interrupt, problem }) {
   const payload = interrupt.value;
+  const server = String(payload.server_name ?? "the server");
+  return (
+    <SignInPrompt data-listing={server} data-interrupt-id={interrupt.id} title={`tools of ${server}`} payload={payload} problem={problem}>
+      <p className="listing">The agent waits for the tools {server} lists to you: it goes on once you have signed in.</p>
+    </SignInPrompt>
+  );
+}
+
+/** True for a sign-in interrupt of the run itself (a listing's) rather than of a tool call. */
+export function isListingSignIn(interrupt) {
+  return interrupt?.value?.type === SIGN_IN_TYPE && interrupt.value.tool_call_id == null;
+}
+
+/** The sign-in card both kinds share: the server, its reason, the scopes asked, and a link to
+ * the authorization page (only an http(s) URL) in a new tab. Every server-given text is text. */
+function SignInPrompt({ title, payload, problem, children, ...attributes }) {
   const url = httpUrl(payload.authorization_url);
   const server = String(payload.server_name ?? "the server");
   const scopes = Array.isArray(payload.scopes) ? payload.scopes.map(String) : [];
   const [opened, setOpened] = useState(false);
   return (
-    <div className="card sign-in" {...common} data-status="waiting">
+    <div className="card sign-in" {...attributes} data-status="waiting">
       <div className="card-header">
-        <span className="tool-name">{call.name}</span>
+        <span className="tool-name">{title}</span>
         <span className="badge">{server}</span>
         <span className="state">needs you to sign in</span>
       </div>
       <p className="reason">{String(payload.reason ?? `server '${server}' needs you to sign in`)}</p>
+      {children}
       <p className="scopes">
         {scopes.length ? "Access asked: " : "No particular access asked."}
         {scopes.map((scope, i) => (
