@@ -231,11 +231,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
     parser.add_argument("--access-ttl", type=int, default=3600, help="access token lifetime, seconds")
     parser.add_argument("--stateless", action="store_true", help="serve streamable HTTP without sessions")
+    parser.add_argument("--private-listing", action="store_true", help="refuse tools/list without a token")
     options = parser.parse_args(argv)
     import uvicorn
 
     port = options.port or free_port()
-    signin = SignInServer(f"http://127.0.0.1:{port}", AuthorizationServer(access_ttl=options.access_ttl))
+    signin = SignInServer(
+        f"http://127.0.0.1:{port}",
+        AuthorizationServer(access_ttl=options.access_ttl),
+        private_listing=options.private_listing,
+    )
     config = uvicorn.Config(signin.app(stateless=options.stateless), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
 
