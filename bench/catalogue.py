@@ -3,7 +3,11 @@
 1. Per model call, an unchanged catalogue of 500 tools (an in-process server): what
    `awrap_model_call` does before handing the request on (the check that nothing changed,
    the tools the model is given, `request.override`), without a budget and with one that
-   leaves `find_tools` and a found tool. Target: ≤ 200 µs per model call.
+   leaves `find_tools` and a found tool. Target: ≤ 200 µs per model call. Then, apart, the
+   same catalogue when a plugin lists per run (a list interceptor that passes each listing
+   on, as the auth plugin's does for a run with no person): each model call lists for its run
+   from what the sessions hold (`catalogue.current(runtime)`; no target: docs/catalogue.md
+   gives what it costs).
 2. Per agent run, client CPU (`time.process_time`) of `create_agent` with a scripted model
    calling `echo` once on a stdio server: the tools given at build (`tools=[echo]`), the same
    with a middleware that only passes both calls on (what LangChain's middleware machinery
@@ -58,6 +62,34 @@ async def per_model_call(calls: int) -> dict[str, float]:
                 await middleware.awrap_model_call(request, handler)
             timings[label] = (time.perf_counter() - start) / calls * 1e6
     return timings
+
+
+async def per_run_listing(calls: int) -> float:
+    """µs per model call of an unchanged catalogue of `TOOLS` tools listed for each run."""
+    import mcpbridge_catalogue
+
+    from mcpbridge import MCPBridge, ToolListHandler, ToolListRequest, hookimpl
+    from mcpbridge.testing import make_runtime
+    from tests.plugins.catalogue.changing import many
+
+    class PassOn:
+        @hookimpl
+        def mcpbridge_list_interceptors(self, context: Any) -> list[Any]:
+            async def pass_on(request: ToolListRequest, handler: ToolListHandler) -> Any:
+                return await handler(request)
+
+            return [pass_on]
+
+    servers = {"many": {"server": many(TOOLS)}}
+    async with MCPBridge(servers, plugins=[mcpbridge_catalogue, PassOn()]) as bridge:
+        catalogue = mcpbridge_catalogue.LiveCatalogue(bridge).catalogue
+        runtime = make_runtime()
+        if len((await catalogue.current(runtime)).entries) != TOOLS:  # the first call lists and converts
+            raise RuntimeError("bench/catalogue.py: the listing per run lost tools")
+        start = time.perf_counter()
+        for _ in range(calls):
+            await catalogue.current(runtime)
+        return (time.perf_counter() - start) / calls * 1e6
 
 
 async def per_run(runs: int, rounds: int) -> dict[str, float]:
@@ -119,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     calls = asyncio.run(per_model_call(args.calls))
     for label, us in calls.items():
         print(f"model call, {TOOLS} unchanged tools, {label:<10}{us:>8.1f} µs   target ≤ {TARGET_US:.0f}", flush=True)
+    listed = asyncio.run(per_run_listing(max(1, args.calls // 10)))
+    print(f"model call, {TOOLS} unchanged tools, listed per run {listed:>8.1f} µs   (no target)", flush=True)
     runs = asyncio.run(per_run(args.runs, args.rounds))
     built, passing, live = runs["built with"], runs["pass-on middleware"], runs["live"]
     print(
