@@ -16,6 +16,7 @@ import importlib.util
 import json
 import sys
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -51,6 +52,14 @@ def signin_server() -> Iterator[SignInServer]:
 @pytest.fixture(scope="module")
 def server(dist: Path, signin_server: SignInServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """`langgraph dev` on a copy of the example's agent, with the sign-in server as `workspace`."""
+    with example_served(dist, signin_server, tmp_path_factory.mktemp("react-sign-in")) as served:
+        yield served
+
+
+@contextmanager
+def example_served(dist: Path, signin_server: SignInServer, where: Path) -> Iterator[Server]:
+    """`langgraph dev` on a copy (in `where`) of the example's agent, with `signin_server` as
+    `workspace` and the built page."""
     need_langgraph()
     chromium_path()
     env = {
@@ -58,7 +67,7 @@ def server(dist: Path, signin_server: SignInServer, tmp_path_factory: pytest.Tem
         "MCP_PYTHON": sys.executable,
         "MCPBRIDGE_EXAMPLE_SIGNIN_URL": signin_server.url,
     }
-    with langgraph_dev(EXAMPLE / "agent", tmp_path_factory.mktemp("react-sign-in") / "agent", env) as served:
+    with langgraph_dev(EXAMPLE / "agent", where / "agent", env) as served:
         yield served
 
 
@@ -124,6 +133,36 @@ async def thread_values(server: Server) -> Any:
     return (await client.threads.get_state(thread["thread_id"]))["values"]
 
 
+async def sign_in_link(page: Page, shown: str, signin_server: SignInServer) -> str:
+    """The sign-in card `shown`'s link, checked with what the card says: the server, the access
+    asked, where the person signs in, and a link to the authorization server in a new tab."""
+    text = await page.inner_text(shown)
+    assert "server 'workspace' needs you to sign in" in text
+    assert "Access asked: tools" in text
+    assert f"You sign in at {urlsplit(signin_server.base_url).netloc}" in text
+    link = f"{shown} a.sign-in-link"
+    href = await page.get_attribute(link, "href")
+    assert href is not None
+    assert href.startswith(f"{signin_server.base_url}/authorize?")
+    assert await page.get_attribute(link, "target") == "_blank"
+    assert await page.get_attribute(link, "rel") == "noopener noreferrer"
+    return href
+
+
+async def ran_once_then_at_once(
+    page: Page, server: Server, signin_server: SignInServer, tool: str, output: str
+) -> None:
+    """The thread holds one successful call to `tool` and no token anywhere (nor does the page);
+    then, signed in, the next turn's call to `tool` shows `output` with no card."""
+    values = await thread_values(server)
+    results = [m for m in values["messages"] if m["type"] == "tool"]
+    assert [(m["name"], m["status"]) for m in results] == [(tool, "success")]
+    seen = json.dumps(values) + await page.content()
+    assert not [token for token in signin_server.provider.issued if token in seen]  # no token reached the page
+    await ask(page, f"{tool} {{}}")
+    await wait_for_text(page, ".message.ai:nth-last-child(2) " + card(tool, "finished"), output)
+
+
 async def test_the_sign_in_card_signs_the_person_in_and_the_call_runs_once_as_them(
     page: Page, server: Server, signin_server: SignInServer
 ) -> None:
@@ -131,16 +170,7 @@ async def test_the_sign_in_card_signs_the_person_in_and_the_call_runs_once_as_th
     exchanges = signin_server.provider.code_exchanges  # before this test
     await ask(page, "whoami {}")
     await wait_for_text(page, SIGN_IN_CARD, "Sign in to workspace")
-    text = await page.inner_text(SIGN_IN_CARD)
-    assert "server 'workspace' needs you to sign in" in text
-    assert "Access asked: tools" in text
-    assert f"You sign in at {urlsplit(signin_server.base_url).netloc}" in text
-    link = f"{SIGN_IN_CARD} a.sign-in-link"
-    href = await page.get_attribute(link, "href")
-    assert href is not None
-    assert href.startswith(f"{signin_server.base_url}/authorize?")
-    assert await page.get_attribute(link, "target") == "_blank"
-    assert await page.get_attribute(link, "rel") == "noopener noreferrer"
+    href = await sign_in_link(page, SIGN_IN_CARD, signin_server)
     state = parse_qs(urlsplit(href).query)["state"][0]
     await page.screenshot(path=shot("card"), full_page=True)
 
@@ -166,15 +196,8 @@ async def test_the_sign_in_card_signs_the_person_in_and_the_call_runs_once_as_th
     assert runs[("whoami", "ada")] == 1  # the server ran it once
     assert signin_server.provider.code_exchanges == exchanges + 1
 
-    values = await thread_values(server)
-    results = [m for m in values["messages"] if m["type"] == "tool"]
-    assert [(m["name"], m["status"]) for m in results] == [("whoami", "success")]
-    seen = json.dumps(values) + await page.content()
-    assert not [token for token in signin_server.provider.issued if token in seen]  # no token reached the page
-
     # signed in: the next call runs at once, with no card
-    await ask(page, "whoami {}")
-    await wait_for_text(page, ".message.ai:nth-last-child(2) " + card("whoami", "finished"), "ada")
+    await ran_once_then_at_once(page, server, signin_server, "whoami", "ada")
     assert runs[("whoami", "ada")] == 2
 
 

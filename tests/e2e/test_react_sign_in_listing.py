@@ -15,8 +15,6 @@ a sleep. Screenshots go to tests/e2e/artifacts/react-sign-in/.
 from __future__ import annotations
 
 import importlib.util
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -25,10 +23,18 @@ import pytest
 from langgraph_sdk import get_client
 from playwright.async_api import Page
 
-from tests.demo.test_inspector_chromium import chromium_path
-from tests.e2e.test_react_sign_in import open_tab, page, returns_seen, shot, sign_in, thread_values
-from tests.e2e.test_react_tool_cards import EXAMPLE, WAIT_MS, _missing, ask, card, dist, wait_for_text
-from tests.helpers.langgraph_dev import Server, langgraph_dev, need_langgraph
+from tests.e2e.test_react_sign_in import (
+    example_served,
+    open_tab,
+    page,
+    ran_once_then_at_once,
+    returns_seen,
+    shot,
+    sign_in,
+    sign_in_link,
+)
+from tests.e2e.test_react_tool_cards import WAIT_MS, _missing, ask, card, dist, wait_for_text
+from tests.helpers.langgraph_dev import Server
 from tests.servers.signin_server import SignInServer, running
 
 pytestmark = pytest.mark.chromium
@@ -54,14 +60,7 @@ def signin_server() -> Iterator[SignInServer]:
 def server(dist: Path, signin_server: SignInServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """`langgraph dev` on a copy of the example's agent, with that server as `workspace` (it
     would refuse the import's listing: the agent lists it per run, with the live catalogue)."""
-    need_langgraph()
-    chromium_path()
-    env = {
-        "CARDS_DIST": str(dist),
-        "MCP_PYTHON": sys.executable,
-        "MCPBRIDGE_EXAMPLE_SIGNIN_URL": signin_server.url,
-    }
-    with langgraph_dev(EXAMPLE / "agent", tmp_path_factory.mktemp("react-sign-in-listing") / "agent", env) as served:
+    with example_served(dist, signin_server, tmp_path_factory.mktemp("react-sign-in-listing")) as served:
         yield served
 
 
@@ -78,17 +77,8 @@ async def test_a_server_that_lists_nothing_without_the_person_pauses_the_run_on_
     assert await page.locator(".card[data-tool]").count() == 0
     assert await page.locator(".message.ai").count() == 0
     assert await page.locator(".card.sign-in").count() == 1
-    text = await page.inner_text(LISTING_CARD)
-    assert "server 'workspace' needs you to sign in" in text
-    assert "the tools workspace lists to you" in text
-    assert "Access asked: tools" in text
-    assert f"You sign in at {urlsplit(signin_server.base_url).netloc}" in text
-    link = f"{LISTING_CARD} a.sign-in-link"
-    href = await page.get_attribute(link, "href")
-    assert href is not None
-    assert href.startswith(f"{signin_server.base_url}/authorize?")
-    assert await page.get_attribute(link, "target") == "_blank"
-    assert await page.get_attribute(link, "rel") == "noopener noreferrer"
+    href = await sign_in_link(page, LISTING_CARD, signin_server)
+    assert "the tools workspace lists to you" in await page.inner_text(LISTING_CARD)
     await page.screenshot(path=shot("listing-card"), full_page=True)
 
     # the thread waits on the model call's pause, which names no tool call
@@ -120,14 +110,7 @@ async def test_a_server_that_lists_nothing_without_the_person_pauses_the_run_on_
     assert runs[("my_notes", "ada")] == 1  # the server ran it once
     assert signin_server.provider.code_exchanges == exchanges + 1
 
-    values = await thread_values(server)
-    results = [m for m in values["messages"] if m["type"] == "tool"]
-    assert [(m["name"], m["status"]) for m in results] == [("my_notes", "success")]
-    seen = json.dumps(values) + await page.content()
-    assert not [token for token in signin_server.provider.issued if token in seen]  # no token reached the page
-
     # signed in: the next turn lists as the person at once, with no card
-    await ask(page, "my_notes {}")
-    await wait_for_text(page, ".message.ai:nth-last-child(2) " + card("my_notes", "finished"), "notes of ada")
+    await ran_once_then_at_once(page, server, signin_server, "my_notes", "notes of ada")
     assert await page.locator(".card.sign-in").count() == 0
     assert runs[("my_notes", "ada")] == 2
