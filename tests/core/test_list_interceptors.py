@@ -35,16 +35,20 @@ class Tokens:
 
 
 class Personal(MCPServer):
-    """Lists `notes_<subject>` to a signed-in person, besides `shared` for everyone."""
+    """Lists `notes_<subject>` to a signed-in person, besides `shared` for everyone; never a
+    tool named in `withheld`."""
+
+    withheld: frozenset[str] = frozenset()
 
     async def list_tools(self) -> list[Any]:
         tools = await super().list_tools()
         token = get_access_token()
         mine = f"notes_{token.subject}" if token is not None else None
-        return [tool for tool in tools if tool.name == "shared" or tool.name == mine]
+        listed = [tool for tool in tools if tool.name == "shared" or tool.name == mine]
+        return [tool for tool in listed if tool.name not in self.withheld]
 
 
-def personal_server() -> MCPServer:
+def personal_server() -> Personal:
     server = Personal(
         "personal",
         token_verifier=Tokens(),

@@ -10,7 +10,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -100,8 +100,10 @@ class Entry:
 class Listing:
     """One listing of the bridge's tools, in the catalogue's order, as the model is given them."""
 
-    def __init__(self, entries: list[Entry], always_on: Sequence[ToolSelector]) -> None:
+    def __init__(self, entries: list[Entry], always_on: Sequence[ToolSelector], gone: Mapping[str, MCPTool]) -> None:
         self.entries = entries
+        self._gone = gone
+        """The tools its catalogue offered before and no longer does (shared with the catalogue)."""
         self.by_name = {entry.name: entry for entry in entries}
         self.shown: list[Shown] = [entry.shown for entry in entries]
         self.tokens = sum(entry.tokens for entry in entries)
@@ -117,6 +119,13 @@ class Listing:
         if self._index is None:
             self._index = Index([_text(entry.tool) for entry in self.rest])
         return [self.rest[position].tool for position in self._index.top(query, limit)]
+
+    def withdrawn(self, name: str) -> str | None:
+        """Why the tool once offered as `name` to the same audience no longer is (None: it never
+        was, or still is): a person is never told of a tool only another person is offered."""
+        if (tool := self._gone.get(name)) is None:
+            return None
+        return tool.binding.definition.withdrawn or "the server no longer lists it"
 
 
 class Catalogue:
@@ -138,7 +147,7 @@ class Catalogue:
         self._due = self._retry_at = 0.0
         self._started = self._installed = 0
         """Listings begun and the latest installed: one begun earlier never replaces a later one."""
-        self.listing = Listing([], ())
+        self.listing = Listing([], (), self._gone)
         self._audiences: dict[tuple[str, ...], Catalogue] = {}
         """The catalogues of the listings made on people's sessions (`_audience`), the latest last."""
 
@@ -221,12 +230,6 @@ class Catalogue:
         entry = listing.by_name.get(name)
         return entry.tool if entry is not None else None
 
-    def withdrawn(self, name: str) -> str | None:
-        """Why the tool once offered as `name` no longer is (None: it never was, or still is)."""
-        if (tool := self._gone.get(name)) is None:
-            return None
-        return tool.binding.definition.withdrawn or "the server no longer lists it"
-
     def offered(self, listing: Listing, found: Sequence[str]) -> list[Shown]:
         """What the model is given: every tool within the budget, else the always-on tools,
         `find_tools` and the found tools that fit (the latest found first)."""
@@ -285,7 +288,7 @@ class Catalogue:
             entries.append(entry)
         if ticket < self._installed:  # a listing begun later was installed meanwhile
             return
-        listing = Listing(entries, self.settings.always_on)
+        listing = Listing(entries, self.settings.always_on, self._gone)
         for name, entry in self.listing.by_name.items():
             if name not in listing.by_name:
                 self._gone[name] = entry.tool

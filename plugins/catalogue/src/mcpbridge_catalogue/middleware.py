@@ -144,7 +144,7 @@ class LiveCatalogue(AgentMiddleware[CatalogueState, Any, Any]):
         if tool is not None:
             return request.override(tool=tool)
         shown = name[:_NAME_SHOWN]
-        if (why := self.catalogue.withdrawn(name)) is not None:
+        if (why := listing.withdrawn(name)) is not None:
             problem = f"{shown!r} is no longer offered ({why}); call one of the tools you are given now"
         else:
             hint = " (find_tools looks for one)" if self.catalogue.settings.max_catalog_tokens else ""
