@@ -66,8 +66,14 @@ def personal_server() -> Personal:
 
 
 @pytest.fixture
-def server() -> Iterator[dict[str, Any]]:
-    served = serve_http(personal_server().streamable_http_app())
+def personal() -> Personal:
+    return personal_server()
+
+
+@pytest.fixture
+def server(personal: Personal) -> Iterator[dict[str, Any]]:
+    """`personal` served over streamable HTTP: its config, listing with the server's own credential."""
+    served = serve_http(personal.streamable_http_app())
     yield {"url": served.url, "headers": {"Authorization": f"Bearer token-{LISTER}"}}
     served.stop()
 

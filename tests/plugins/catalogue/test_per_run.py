@@ -5,25 +5,18 @@ never told of a tool only another person is offered."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import mcpbridge_catalogue
-import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from mcpbridge_catalogue import LiveCatalogue
 
 from mcpbridge import MCPBridge
-from mcpbridge.testing import make_agent, make_runtime, serve_http, tool_call_turn
-from tests.core.test_list_interceptors import LISTER, AsPerson, personal_server
+from mcpbridge.testing import make_agent, make_runtime, tool_call_turn
+from tests.core.test_list_interceptors import AsPerson, Personal, personal, server
 from tests.plugins.catalogue.catalogue_support import text, tool_messages
 
-
-@pytest.fixture
-def server() -> Iterator[dict[str, Any]]:
-    served = serve_http(personal_server().streamable_http_app())
-    yield {"url": served.url, "headers": {"Authorization": f"Bearer token-{LISTER}"}}
-    served.stop()
+__all__ = ["personal", "server"]  # fixtures of the list-interceptor tests: the personal server, served
 
 
 def names(listing: Any) -> set[str]:
@@ -43,28 +36,24 @@ async def test_a_persons_listing_stays_theirs_whoever_called_the_model_between(s
     assert again is alice
 
 
-async def test_a_tool_only_another_person_is_offered_is_answered_as_never_offered() -> None:
+async def test_a_tool_only_another_person_is_offered_is_answered_as_never_offered(
+    personal: Personal, server: dict[str, Any]
+) -> None:
     """Bob is told `notes_alice` is not offered, as for any unknown name; Alice, once the server
     stopped listing it to her, that it is no longer offered."""
-    personal = personal_server()
-    served = serve_http(personal.streamable_http_app())
-    server = {"url": served.url, "headers": {"Authorization": f"Bearer token-{LISTER}"}}
     turns = [tool_call_turn(("notes_alice", {})), AIMessage("Done.")] * 3
-    try:
-        async with MCPBridge({"s": server}, plugins=[AsPerson(), mcpbridge_catalogue]) as bridge:
-            agent = make_agent(turns, [], middleware=[LiveCatalogue(bridge)])
+    async with MCPBridge({"s": server}, plugins=[AsPerson(), mcpbridge_catalogue]) as bridge:
+        agent = make_agent(turns, [], middleware=[LiveCatalogue(bridge)])
 
-            async def notes_alice(who: str, thread: str) -> ToolMessage:
-                config = {"configurable": {"thread_id": thread}}
-                result = await agent.ainvoke({"messages": [("user", "notes")]}, config, context=who)
-                return tool_messages(result)["notes_alice"]
+        async def notes_alice(who: str, thread: str) -> ToolMessage:
+            config = {"configurable": {"thread_id": thread}}
+            result = await agent.ainvoke({"messages": [("user", "notes")]}, config, context=who)
+            return tool_messages(result)["notes_alice"]
 
-            own, other = await notes_alice("alice", "a1"), await notes_alice("bob", "b1")
-            personal.withheld = frozenset({"notes_alice"})
-            await bridge.list_tools(refresh=True, runtime=make_runtime("alice"))
-            gone = await notes_alice("alice", "a2")
-    finally:
-        served.stop()
+        own, other = await notes_alice("alice", "a1"), await notes_alice("bob", "b1")
+        personal.withheld = frozenset({"notes_alice"})
+        await bridge.list_tools(refresh=True, runtime=make_runtime("alice"))
+        gone = await notes_alice("alice", "a2")
     assert (own.status, text(own)) == ("success", "notes of alice")
     assert other.status == "error"
     assert "'notes_alice' is not a tool offered to this agent" in text(other)
